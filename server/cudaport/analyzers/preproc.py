@@ -1,0 +1,125 @@
+"""Preprocessor structure that tree-sitter does not model well: conditional chains that select a target's code
+path (dual-stack code) and portability headers that #define CUDA names to the target's names."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+_DIRECTIVE = re.compile(
+    rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b((?:[^\n\\]|\\.)*)",
+    re.MULTILINE | re.DOTALL,
+)
+_SHIM_DEFINE = re.compile(
+    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([A-Za-z_][\w:]*)[ \t]*(?://[^\n]*)?$", re.MULTILINE
+)
+_SHIM_ALIAS = re.compile(
+    rb"^[ \t]*(?:typedef[ \t]+([A-Za-z_]\w*)[ \t]+([A-Za-z_]\w*)|using[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*))"
+    rb"[ \t]*;",
+    re.MULTILINE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class GuardedRegion:
+    """An #if/#elif/#else chain whose conditions test a target marker; every branch of it is dual-stack code."""
+
+    start: int
+    end: int
+    marker: str
+    line: int  # 1-based line of the directive that names the marker
+
+
+class GuardIndex:
+    def __init__(self, regions: list[GuardedRegion]) -> None:
+        self.regions = sorted(regions, key=lambda r: r.start)
+        self._starts = [r.start for r in self.regions]
+
+    def find(self, offset: int) -> GuardedRegion | None:
+        index = bisect.bisect_right(self._starts, offset) - 1
+        while index >= 0:
+            region = self.regions[index]
+            if region.start <= offset < region.end:
+                return region
+            index -= 1
+        return None
+
+    def __bool__(self) -> bool:
+        return bool(self.regions)
+
+
+def guarded_regions(data: bytes, markers: re.Pattern[bytes], comments: Iterable[tuple[int, int]] = ()) -> GuardIndex:
+    """Conditional chains that test one of `markers` (outermost ones; nested chains lie inside them)."""
+    if not markers.search(data):
+        return GuardIndex([])
+    comment_starts: list[int] = []
+    comment_ends: list[int] = []
+    for start, end in comments:
+        comment_starts.append(start)
+        comment_ends.append(end)
+
+    def in_comment(offset: int) -> bool:
+        index = bisect.bisect_right(comment_starts, offset) - 1
+        return index >= 0 and offset < comment_ends[index]
+
+    regions: list[GuardedRegion] = []
+    stack: list[tuple[int, str, int]] = []  # (start, marker or "", line of marker)
+    for match in _DIRECTIVE.finditer(data):
+        if comment_starts and in_comment(match.start()):
+            continue
+        keyword = match.group(1)
+        condition = match.group(2)
+        if keyword.startswith(b"if"):
+            found = markers.search(condition)
+            stack.append((match.start(), _text(found.group(0)) if found else "", _line(data, match.start())))
+        elif keyword == b"endif":
+            if not stack:
+                continue
+            start, marker, line = stack.pop()
+            if marker and not any(m for _, m, _ in stack):
+                regions.append(GuardedRegion(start, match.end(), marker, line))
+        elif stack and not stack[-1][1]:  # elif/else: a later branch may name the marker
+            found = markers.search(condition) if keyword.startswith(b"elif") else None
+            if found:
+                start, _, _ = stack[-1]
+                stack[-1] = (start, _text(found.group(0)), _line(data, match.start()))
+    # An unterminated chain (half-typed code) still guards to the end of the buffer.
+    for start, marker, line in stack:
+        if marker:
+            regions.append(GuardedRegion(start, len(data), marker, line))
+            break
+    return GuardIndex(regions)
+
+
+def shim_definitions(data: bytes, cuda_names: Mapping[str, object], prefixes: tuple[str, ...]) -> dict[str, str]:
+    """`#define cudaX hipX` (and `typedef hipX cudaX;` / `using cudaX = hipX;`) lines: CUDA name -> target name."""
+    if not prefixes:
+        return {}
+    found: dict[str, str] = {}
+    byte_prefixes = tuple(p.encode() for p in prefixes)
+    for match in _SHIM_DEFINE.finditer(data):
+        name, value = match.group(1), match.group(2)
+        if value.startswith(byte_prefixes):
+            text = _text(name)
+            if text in cuda_names:
+                found[text] = _text(value)
+    for match in _SHIM_ALIAS.finditer(data):
+        if match.group(1):
+            value, name = match.group(1), match.group(2)
+        else:
+            name, value = match.group(3), match.group(4)
+        if value.startswith(byte_prefixes):
+            text = _text(name)
+            if text in cuda_names:
+                found[text] = _text(value)
+    return found
+
+
+def _text(value: bytes) -> str:
+    return value.decode("utf-8", "replace")
+
+
+def _line(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1

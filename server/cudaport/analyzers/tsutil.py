@@ -1,0 +1,69 @@
+"""Small helpers over tree-sitter nodes shared by the analyzers."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+C_COMMENT_OR_STRING = frozenset(
+    {
+        "comment",
+        "string_literal",
+        "string_content",
+        "raw_string_literal",
+        "raw_string_content",
+        "char_literal",
+        "character",
+        "escape_sequence",
+        "system_lib_string",
+        "concatenated_string",
+        "raw_string_delimiter",
+    }
+)
+C_IDENTIFIERS = frozenset(
+    {"identifier", "type_identifier", "namespace_identifier", "primitive_type", "statement_identifier"}
+)
+_DEVICE_QUALIFIERS = frozenset({"__device__", "__global__"})
+_FUNCTION_SCOPES = frozenset({"function_definition", "lambda_expression"})
+
+
+def node_at(root: Node, start: int, end: int) -> Node | None:
+    return root.descendant_for_byte_range(start, end)
+
+
+def ancestor(node: Node | None, types: frozenset[str], limit: int = 64) -> Node | None:
+    while node is not None and limit > 0:
+        if node.type in types:
+            return node
+        node = node.parent
+        limit -= 1
+    return None
+
+
+def in_device_code(node: Node) -> bool:
+    """Inside a `__device__`/`__global__` function or a `__device__` lambda."""
+    scope = ancestor(node.parent, _FUNCTION_SCOPES)
+    while scope is not None:
+        for child in scope.children:
+            if child.type in _DEVICE_QUALIFIERS:
+                return True
+            if child.type == "ERROR" and child.text in (b"__device__", b"__global__"):
+                return True
+            if child.type in ("compound_statement", "function_declarator"):
+                break
+        scope = ancestor(scope.parent, _FUNCTION_SCOPES)
+    return False
+
+
+def is_called(node: Node) -> bool:
+    """`node` is the function of a call expression (`name(...)` or `ns::name(...)`)."""
+    current = node
+    parent = node.parent
+    while parent is not None and parent.type in ("qualified_identifier", "template_function"):
+        current = parent
+        parent = parent.parent
+    return parent is not None and parent.type == "call_expression" and parent.child_by_field_name("function") == current
+
+
+def text(node: Node) -> str:
+    raw = node.text
+    return raw.decode("utf-8", "replace") if raw is not None else ""

@@ -1,0 +1,294 @@
+"""The `cudaport` command: check, fix, rule, serve, report.
+
+Exit codes: 0 nothing at or above --fail-on, 1 findings (or, for `fix --diff`, changes to make),
+2 usage, configuration or internal error."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from . import __version__
+from .config import ConfigError, Settings, load_settings
+from .models import Difficulty
+from .output import RunResult
+from .output.formats import render_github, render_json, render_sarif, render_statistics, render_text
+from .output.ruledoc import all_rules_markdown, rule_markdown, rule_text
+from .ruleset import RuleDataError, load_ruleset
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # argparse exits with 2 too; keep its message format
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"cudaport: error: {message}\n")
+        raise SystemExit(EXIT_ERROR)
+
+
+def _selection_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("selection and configuration")
+    group.add_argument("--target", help="hip (ROCm, Hygon DCU), ... (default: from configuration, else hip)")
+    group.add_argument("--config", type=Path, help="use this cudaport.toml or pyproject.toml")
+    group.add_argument("--select", help="comma-separated rule codes or prefixes to enable (e.g. CP1,CP20)")
+    group.add_argument("--extend-select", help="codes or prefixes to enable on top of the configuration")
+    group.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
+    group.add_argument("--exclude", help="comma-separated globs replacing the default excludes")
+    group.add_argument("--extend-exclude", help="comma-separated globs to exclude on top of the configuration")
+    group.add_argument(
+        "--extra-rules",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="an extra rule file (.toml or .csv); may be repeated",
+    )
+    group.add_argument(
+        "-j", "--jobs", type=int, default=0, help="worker processes (default: automatic; 1 = single process)"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="cudaport", description="Find, rate and rewrite CUDA dependencies.")
+    parser.add_argument("--version", action="version", version=f"cudaport {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    check = sub.add_parser("check", help="report CUDA dependencies with their migration difficulty")
+    check.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
+    check.add_argument(
+        "--format", "--output-format", dest="format", default="text", choices=("text", "json", "github", "sarif")
+    )
+    check.add_argument("-o", "--output-file", type=Path, help="write the report here instead of stdout")
+    check.add_argument("--statistics", action="store_true", help="counts per rule and per difficulty")
+    check.add_argument(
+        "--fail-on",
+        choices=[d.label for d in Difficulty] + ["never"],
+        help="lowest difficulty that makes the exit code 1 (default: mechanical)",
+    )
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("--show-portable", action="store_true", help="list portable findings in text output")
+    check.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    _selection_options(check)
+
+    fix = sub.add_parser("fix", help="apply the safe rewrites in place (or show them with --diff)")
+    fix.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
+    fix.add_argument("--diff", action="store_true", help="print a unified diff instead of writing files")
+    fix.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes that need review")
+    fix.add_argument(
+        "--fail-on",
+        choices=[d.label for d in Difficulty] + ["never"],
+        help="lowest difficulty left after fixing that makes the exit code 1",
+    )
+    _selection_options(fix)
+
+    rule = sub.add_parser("rule", help="explain a rule: what, why, example, fix safety")
+    rule.add_argument("code", nargs="?", help="a rule code such as CP1001")
+    rule.add_argument("--all", action="store_true", help="every rule")
+    rule.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+
+    serve = sub.add_parser("serve", help="run the language server (LSP over stdio)")
+    serve.add_argument("--stdio", action="store_true", help="speak LSP over stdin/stdout (the default)")
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a loopback TCP port instead (debugging)")
+    serve.add_argument("--log-file", type=Path, help="also write the server log here")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    try:
+        if args.command == "check":
+            return _check(args)
+        if args.command == "fix":
+            return _fix(args)
+        if args.command == "rule":
+            return _rule(args)
+        if args.command == "serve":
+            return _serve(args)
+    except (ConfigError, RuleDataError, UsageError) as exc:
+        print(f"cudaport: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("cudaport: interrupted", file=sys.stderr)
+        return EXIT_ERROR
+    parser.print_help(sys.stderr)
+    return EXIT_ERROR
+
+
+# ---- settings from the command line ------------------------------------------------------------------------------
+def _split(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, Any] = {}
+    if args.target:
+        overrides["target"] = args.target
+    for key, attr in (
+        ("select", "select"),
+        ("extend-select", "extend_select"),
+        ("ignore", "ignore"),
+        ("exclude", "exclude"),
+        ("extend-exclude", "extend_exclude"),
+    ):
+        value = _split(getattr(args, attr, None))
+        if value is not None:
+            overrides[key] = value
+    if args.extra_rules:
+        overrides["extra-rules"] = [str(Path(p).resolve()) for p in args.extra_rules]
+    if getattr(args, "fail_on", None) and args.fail_on != "never":
+        overrides["fail-on"] = args.fail_on
+    start = Path(args.paths[0]) if getattr(args, "paths", None) else Path.cwd()
+    if args.config is not None and not args.config.is_file():
+        raise ConfigError(f"{args.config}: configuration file not found")
+    settings = load_settings(start=start if start.exists() else Path.cwd(), config=args.config, overrides=overrides)
+    load_ruleset(settings.extra_rules)  # fail early, with the file name, on broken extra rule files
+    return settings
+
+
+def _exit_code(run: RunResult, fail_on: Difficulty | None) -> int:
+    if run.errors:
+        return EXIT_ERROR
+    if fail_on is None:
+        return EXIT_OK
+    return EXIT_FINDINGS if any(d.difficulty >= fail_on for d in run.diagnostics) else EXIT_OK
+
+
+def _report_skips(run: RunResult) -> None:
+    for label, reason in run.skipped:
+        print(f"cudaport: skipped {label}: {reason}", file=sys.stderr)
+    for label, reason in run.errors:
+        print(f"cudaport: error in {label}: {reason}", file=sys.stderr)
+
+
+def _use_color(choice: str, stream: TextIO) -> bool:
+    if choice == "always":
+        return True
+    if choice == "never" or os.environ.get("NO_COLOR"):
+        return False
+    return stream.isatty()
+
+
+# ---- commands -------------------------------------------------------------------------------------------------
+def _check(args: argparse.Namespace) -> int:
+    from . import runner
+
+    settings = settings_from_args(args)
+    run = runner.check(args.paths, settings, jobs=args.jobs)
+    _report_skips(run)
+    ruleset = load_ruleset(settings.extra_rules)
+    out: TextIO = sys.stdout
+    if args.statistics:
+        text = render_statistics(run, ruleset, as_json=args.format == "json")
+    elif args.format == "json":
+        text = render_json(run)
+    elif args.format == "sarif":
+        text = render_sarif(run, ruleset)
+    elif args.format == "github":
+        text = render_github(run, args.show_portable)
+    else:
+        color = args.output_file is None and _use_color(args.color, out)
+        text = render_text(run, args.show_portable, color)
+    if args.output_file is not None:
+        args.output_file.write_text(text, encoding="utf-8")
+    else:
+        out.write(text)
+    if args.exit_zero or args.fail_on == "never":
+        return EXIT_ERROR if run.errors else EXIT_OK
+    return _exit_code(run, settings.fail_on)
+
+
+def _fix(args: argparse.Namespace) -> int:
+    from . import runner
+
+    settings = settings_from_args(args)
+    result = runner.fix(args.paths, settings, jobs=args.jobs, unsafe=args.unsafe_fixes, diff_only=args.diff)
+    _report_skips(result.run)
+    if args.diff:
+        sys.stdout.write("".join(result.diffs))
+        count = len(result.changed_files)
+        print(
+            f"Would fix {result.fixed} finding{'s' if result.fixed != 1 else ''} in {count} "
+            f"file{'s' if count != 1 else ''}.",
+            file=sys.stderr,
+        )
+        if result.run.errors:
+            return EXIT_ERROR
+        return EXIT_FINDINGS if result.changed_files else EXIT_OK
+    remaining = result.run.summary()
+    left = ", ".join(f"{remaining[d.label]} {d.label}" for d in Difficulty if d > Difficulty.PORTABLE)
+    print(
+        f"Fixed {result.fixed} finding{'s' if result.fixed != 1 else ''} in {len(result.changed_files)} "
+        f"file{'s' if len(result.changed_files) != 1 else ''}; left for a person: {left}."
+    )
+    if args.fail_on == "never":
+        return EXIT_ERROR if result.run.errors else EXIT_OK
+    return _exit_code(result.run, settings.fail_on)
+
+
+def _rule(args: argparse.Namespace) -> int:
+    ruleset = load_ruleset()
+    targets = list(ruleset.targets)
+    if args.all:
+        if args.format == "markdown":
+            sys.stdout.write(all_rules_markdown(ruleset))
+        elif args.format == "json":
+            print(json.dumps([_rule_json(r, targets) for r in ruleset.rules.values()], indent=2))
+        else:
+            for each in ruleset.rules.values():
+                print(f"{each.code}  {each.name:28} {each.summary}")
+        return EXIT_OK
+    if not args.code:
+        raise UsageError("give a rule code (such as CP1001) or --all")
+    code = args.code.strip().upper()
+    rule = ruleset.rules.get(code)
+    if rule is None:
+        raise UsageError(f"unknown rule {args.code!r}; `cudaport rule --all` lists them")
+    if args.format == "markdown":
+        sys.stdout.write(rule_markdown(rule, targets))
+    elif args.format == "json":
+        print(json.dumps(_rule_json(rule, targets), indent=2))
+    else:
+        sys.stdout.write(rule_text(rule, targets))
+    return EXIT_OK
+
+
+def _rule_json(rule: Any, targets: list[str]) -> dict[str, Any]:
+    return {
+        "code": rule.code,
+        "name": rule.name,
+        "summary": rule.summary,
+        "difficulty": {t: rule.difficulty[t].label for t in targets if t in rule.difficulty},
+        "unmapped": {t: rule.unmapped[t].label for t in targets if t in rule.unmapped},
+        "docs": {
+            "what": rule.docs.what,
+            "why": rule.docs.why,
+            "example": rule.docs.example,
+            "fix": rule.docs.fix,
+        },
+    }
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        from .lsp.server import run_server
+    except ImportError as exc:
+        raise UsageError(f"the language server is not available: {exc}") from exc
+    return run_server(tcp=args.tcp, log_file=args.log_file)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,228 @@
+"""One resolver of configuration for every front end: `[tool.cudaport]` in pyproject.toml, or cudaport.toml.
+
+The nearest configuration file above the first path wins (cudaport.toml before pyproject.toml in the same
+folder); command-line or editor settings are applied on top of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from . import tomlcompat
+from .models import DEFAULT_SEVERITY, Difficulty, Severity
+from .ruleset import load_ruleset
+from .source import DEFAULT_MAX_FILE_SIZE
+
+CONFIG_FILES = ("cudaport.toml", "pyproject.toml")
+DEFAULT_EXCLUDE = (
+    ".git",
+    ".hg",
+    ".svn",
+    ".bzr",
+    ".tox",
+    ".nox",
+    ".venv",
+    "venv",
+    ".eggs",
+    "__pycache__",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    "node_modules",
+    "__pypackages__",
+    "_build",
+    "buck-out",
+    "dist",
+)
+
+
+class ConfigError(Exception):
+    """Configuration that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    target: str = "hip"
+    select: tuple[str, ...] = ("CP",)
+    ignore: tuple[str, ...] = ()
+    severity: Mapping[str, Severity] = field(default_factory=dict)
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    extra_rules: tuple[Path, ...] = ()
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    fail_on: Difficulty = Difficulty.MECHANICAL
+    config_path: Path | None = None
+    root: Path = field(default_factory=Path.cwd)
+
+    @property
+    def all_excludes(self) -> tuple[str, ...]:
+        return self.exclude + self.extend_exclude
+
+    def rule_enabled(self, code: str) -> bool:
+        """ruff's resolution: the most specific matching prefix wins; on a tie, ignore wins."""
+        selected = max((len(p) for p in self.select if code.startswith(p)), default=-1)
+        ignored = max((len(p) for p in self.ignore if code.startswith(p)), default=-1)
+        return selected >= 0 and selected > ignored
+
+    def severity_for(self, code: str, difficulty: Difficulty) -> Severity:
+        best: tuple[int, Severity] | None = None
+        for prefix, severity in self.severity.items():
+            if code.startswith(prefix) and (best is None or len(prefix) > best[0]):
+                best = (len(prefix), severity)
+        if best is not None:
+            return best[1]
+        return DEFAULT_SEVERITY[difficulty]
+
+
+_KEYS = {
+    "target",
+    "select",
+    "extend-select",
+    "ignore",
+    "severity",
+    "exclude",
+    "extend-exclude",
+    "extra-rules",
+    "max-file-size",
+    "fail-on",
+}
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest cudaport.toml, or pyproject.toml with a [tool.cudaport] table, at or above `start`."""
+    start = start.resolve()
+    folder = start if start.is_dir() else start.parent
+    for candidate in (folder, *folder.parents):
+        for name in CONFIG_FILES:
+            path = candidate / name
+            if not path.is_file():
+                continue
+            if name == "cudaport.toml" or _has_tool_table(path):
+                return path
+    return None
+
+
+def _has_tool_table(path: Path) -> bool:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return "[tool.cudaport" in text
+
+
+def load_settings(
+    start: Path | None = None,
+    config: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    known_targets: Sequence[str] | None = None,
+) -> Settings:
+    """Settings for paths under `start` (or from an explicit `config` file), with `overrides` applied on top.
+
+    `overrides` uses the configuration keys (`target`, `select`, `extend-exclude`, ...)."""
+    if known_targets is None:
+        known_targets = tuple(load_ruleset().targets)
+    path = config if config is not None else find_config(start or Path.cwd())
+    table: dict[str, Any] = {}
+    if path is not None:
+        table = _read_table(path)
+    root = path.parent.resolve() if path is not None else (start or Path.cwd()).resolve()
+    if root.is_file():
+        root = root.parent
+    settings = Settings(config_path=path, root=root)
+    settings = _apply(settings, table, str(path) if path else "configuration", root, known_targets)
+    if overrides:
+        settings = _apply(settings, dict(overrides), "command line", Path.cwd(), known_targets)
+    return settings
+
+
+def _read_table(path: Path) -> dict[str, Any]:
+    try:
+        data = tomlcompat.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: configuration file not found") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid UTF-8: {exc}") from exc
+    except tomlcompat.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    if path.name == "pyproject.toml":
+        tool = data.get("tool", {})
+        table = tool.get("cudaport", {}) if isinstance(tool, dict) else {}
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: [tool.cudaport] must be a table")
+        return dict(table)
+    return dict(data)
+
+
+def _apply(
+    settings: Settings, table: Mapping[str, Any], where: str, base: Path, known_targets: Sequence[str]
+) -> Settings:
+    prefix = "tool.cudaport." if where.endswith("pyproject.toml") else ""
+    for key in table:
+        if key not in _KEYS:
+            raise ConfigError(f"{where}: unknown key '{prefix}{key}' (known: {', '.join(sorted(_KEYS))})")
+
+    def strings(key: str) -> tuple[str, ...]:
+        value = table[key]
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where}: '{prefix}{key}' must be a list of strings")
+        return tuple(v.strip() for v in value if v.strip())
+
+    changes: dict[str, Any] = {}
+    if "target" in table:
+        target = table["target"]
+        if not isinstance(target, str) or target not in known_targets:
+            raise ConfigError(f"{where}: '{prefix}target' must be one of {', '.join(known_targets)}, not {target!r}")
+        changes["target"] = target
+    if "select" in table:
+        changes["select"] = _codes(strings("select"), where, prefix + "select")
+    if "extend-select" in table:
+        base_select = changes.get("select", settings.select)
+        changes["select"] = base_select + _codes(strings("extend-select"), where, prefix + "extend-select")
+    if "ignore" in table:
+        changes["ignore"] = settings.ignore + _codes(strings("ignore"), where, prefix + "ignore")
+    if "exclude" in table:
+        changes["exclude"] = strings("exclude")
+    if "extend-exclude" in table:
+        changes["extend_exclude"] = settings.extend_exclude + strings("extend-exclude")
+    if "extra-rules" in table:
+        changes["extra_rules"] = settings.extra_rules + tuple((base / p).resolve() for p in strings("extra-rules"))
+    if "severity" in table:
+        changes["severity"] = {**settings.severity, **_severities(table["severity"], where, prefix)}
+    if "max-file-size" in table:
+        size = table["max-file-size"]
+        if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
+            raise ConfigError(f"{where}: '{prefix}max-file-size' must be a positive number of bytes")
+        changes["max_file_size"] = size
+    if "fail-on" in table:
+        try:
+            changes["fail_on"] = Difficulty.parse(str(table["fail-on"]))
+        except ValueError as exc:
+            raise ConfigError(f"{where}: '{prefix}fail-on': {exc}") from None
+    return replace(settings, **changes)
+
+
+def _codes(values: tuple[str, ...], where: str, key: str) -> tuple[str, ...]:
+    for value in values:
+        if not (value == "ALL" or (value.startswith("CP") and value[2:].isdigit()) or value == "CP"):
+            raise ConfigError(f"{where}: '{key}': {value!r} is not a rule code or prefix (like CP1001 or CP20)")
+    return tuple("CP" if v == "ALL" else v for v in values)
+
+
+def _severities(value: Any, where: str, prefix: str) -> dict[str, Severity]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: '{prefix}severity' must be a table of rule code = severity")
+    out: dict[str, Severity] = {}
+    for code, level in value.items():
+        _codes((code,), where, f"{prefix}severity")
+        try:
+            out[code] = Severity.parse(str(level))
+        except ValueError as exc:
+            raise ConfigError(f"{where}: '{prefix}severity.{code}': {exc}") from None
+    return out

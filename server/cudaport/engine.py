@@ -1,0 +1,192 @@
+"""The one engine behind the CLI, the language server and the report: analyse a buffer, filter by configuration
+and suppressions, assign severities, and rewrite."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .analyzers.base import Analyzer, FileContext
+from .config import Settings
+from .files import SourcePath, language_for
+from .models import Edit, Finding
+from .project import ProjectIndex
+from .ruleset import RuleSet, load_ruleset
+from .source import LineIndex, SkipFile, SourceFile, apply_edits, read_source
+from .suppress import Suppressions, find_suppressions
+
+MAX_FIX_PASSES = 4
+
+
+@dataclass
+class FileResult:
+    label: str
+    path: Path | None
+    language: str
+    source: SourceFile | None = None
+    findings: list[Finding] = field(default_factory=list)
+    skipped: str | None = None
+    error: str | None = None
+
+    _index: LineIndex | None = None
+
+    @property
+    def lines(self) -> LineIndex:
+        if self._index is None:
+            self._index = LineIndex(self.source.data if self.source is not None else b"")
+        return self._index
+
+
+_FACTORIES: dict[str, Callable[[RuleSet], Analyzer]] = {}
+
+
+def register_analyzer(language: str, factory: Callable[[RuleSet], Analyzer]) -> None:
+    _FACTORIES[language] = factory
+
+
+def _default_factories() -> None:
+    if "c" not in _FACTORIES:
+        from .analyzers.cfamily import CFamilyAnalyzer
+
+        register_analyzer("c", CFamilyAnalyzer)
+    if "python" not in _FACTORIES:
+        try:
+            from .analyzers.python import PythonAnalyzer
+        except ImportError:  # the Python analyzer is optional until it lands
+            return
+        register_analyzer("python", PythonAnalyzer)
+
+
+class Engine:
+    """Holds the rule data and one analyzer per language. Analyzers keep a tree-sitter parser, which is not
+    thread-safe: use one Engine per thread (or guard it), one per process with --jobs."""
+
+    def __init__(self, settings: Settings, project: ProjectIndex | None = None) -> None:
+        self.settings = settings
+        self.ruleset = load_ruleset(settings.extra_rules)
+        self.project = project
+        self._analyzers: dict[str, Analyzer] = {}
+        self._lock = threading.Lock()
+        _default_factories()
+
+    def analyzer(self, language: str) -> Analyzer:
+        analyzer = self._analyzers.get(language)
+        if analyzer is None:
+            factory = _FACTORIES.get(language)
+            if factory is None:
+                raise KeyError(f"no analyzer for {language!r}")
+            analyzer = factory(self.ruleset)
+            self._analyzers[language] = analyzer
+        return analyzer
+
+    def supports(self, language: str) -> bool:
+        return language in _FACTORIES
+
+    # ---- analysis -------------------------------------------------------------------------------------------
+    def context_for(self, path: Path | None, data: bytes | None, target: str | None = None) -> FileContext:
+        target = target or self.settings.target
+        shims = {}
+        if self.project is not None and path is not None:
+            shims = dict(self.project.shims_for(path, data, target))
+        return FileContext(target=target, path=str(path) if path else "", shims=shims)
+
+    def check_data(
+        self,
+        data: bytes,
+        language: str,
+        path: Path | None = None,
+        tree: Any | None = None,
+        context: FileContext | None = None,
+        ranges: list[tuple[int, int]] | None = None,
+    ) -> tuple[list[Finding], Any]:
+        """Findings for a buffer (filtered, suppressed, with severities) and the tree they came from."""
+        analyzer = self.analyzer(language)
+        if tree is None:
+            tree = analyzer.parse(data)
+        if context is None:
+            context = self.context_for(path, data)
+        findings = analyzer.analyze(data, tree, context, ranges)
+        return self.finalize(findings, data, tree), tree
+
+    def finalize(self, findings: list[Finding], data: bytes, tree: Any | None) -> list[Finding]:
+        settings = self.settings
+        kept = [f for f in findings if settings.rule_enabled(f.rule)]
+        if kept:
+            suppressions = find_suppressions(data, tree.root_node if tree is not None else None)
+            if suppressions:
+                kept = _unsuppressed(kept, suppressions, data)
+        for finding in kept:
+            finding.severity = settings.severity_for(finding.rule, finding.difficulty)
+        return kept
+
+    def check_path(self, source_path: SourcePath) -> FileResult:
+        result = FileResult(source_path.label, source_path.path, source_path.language)
+        try:
+            result.source = read_source(source_path.path, self.settings.max_file_size)
+        except SkipFile as exc:
+            result.skipped = str(exc)
+            return result
+        try:
+            result.findings, _ = self.check_data(result.source.data, source_path.language, source_path.path)
+        except Exception as exc:  # one bad file must not stop a run over a whole tree
+            result.error = f"internal error while analysing: {type(exc).__name__}: {exc}"
+        return result
+
+    def check_text(self, text: str, path: str = "buffer.cu") -> list[Finding]:
+        """Convenience for tools and tests: analyse a string as if it were the file `path`."""
+        language = language_for(path) or "c"
+        findings, _ = self.check_data(SourceFile.from_text(text).data, language, None)
+        return findings
+
+    # ---- rewriting ------------------------------------------------------------------------------------------
+    def fix_data(
+        self, data: bytes, language: str, path: Path | None = None, unsafe: bool = False
+    ) -> tuple[bytes, int, list[Finding]]:
+        """Apply every fix allowed (safe ones, or all with `unsafe`) until nothing more applies.
+
+        Returns the new buffer, the number of fixes applied and the findings left in it."""
+        applied = 0
+        findings, _ = self.check_data(data, language, path)
+        for _ in range(MAX_FIX_PASSES):
+            edits = fix_edits(findings, unsafe)
+            if not edits:
+                break
+            new_data = apply_edits(data, edits)
+            if new_data == data:
+                break
+            applied += len({(e.start, e.end) for e in edits})
+            data = new_data
+            findings, _ = self.check_data(data, language, path)
+        return data, applied, findings
+
+
+def fix_edits(findings: list[Finding], unsafe: bool = False) -> list[Edit]:
+    """Non-overlapping edits of the applicable fixes, earliest first; a fix whose edits overlap is skipped whole."""
+    edits: list[Edit] = []
+    taken: list[tuple[int, int]] = []
+    for finding in sorted(findings, key=Finding.sort_key):
+        fix = finding.fix
+        if fix is None or (not fix.is_safe and not unsafe):
+            continue
+        if any(_overlaps(edit, taken) for edit in fix.edits):
+            continue
+        edits.extend(fix.edits)
+        taken.extend((edit.start, edit.end) for edit in fix.edits)
+    return edits
+
+
+def _overlaps(edit: Edit, taken: list[tuple[int, int]]) -> bool:
+    for start, end in taken:
+        if edit.start < end and start < edit.end:
+            return True
+        if edit.start == edit.end == start:  # two insertions at one point
+            return True
+    return False
+
+
+def _unsuppressed(findings: list[Finding], suppressions: Suppressions, data: bytes) -> list[Finding]:
+    lines = LineIndex(data)
+    return [f for f in findings if not suppressions.covers(f.rule, lines.line_of(f.start))]

@@ -1,0 +1,109 @@
+"""Core value types shared by the engine and every front end."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Difficulty(enum.IntEnum):
+    """How much work a finding means for the chosen target, ordered by cost."""
+
+    PORTABLE = 0
+    MECHANICAL = 1
+    MANUAL = 2
+    BLOCKER = 3
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, value: str) -> Difficulty:
+        try:
+            return cls[value.strip().upper()]
+        except KeyError:
+            names = ", ".join(d.label for d in cls)
+            raise ValueError(f"unknown difficulty {value!r} (expected one of: {names})") from None
+
+
+class Severity(enum.IntEnum):
+    """Editor severity; values follow LSP's DiagnosticSeverity numbering."""
+
+    ERROR = 1
+    WARNING = 2
+    INFORMATION = 3
+    HINT = 4
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, value: str) -> Severity:
+        text = value.strip().upper()
+        aliases = {"INFO": "INFORMATION", "WARN": "WARNING"}
+        try:
+            return cls[aliases.get(text, text)]
+        except KeyError:
+            names = ", ".join(s.label for s in cls)
+            raise ValueError(f"unknown severity {value!r} (expected one of: {names})") from None
+
+
+DEFAULT_SEVERITY: dict[Difficulty, Severity] = {
+    Difficulty.PORTABLE: Severity.HINT,
+    Difficulty.MECHANICAL: Severity.INFORMATION,
+    Difficulty.MANUAL: Severity.WARNING,
+    Difficulty.BLOCKER: Severity.ERROR,
+}
+
+
+class Applicability(enum.Enum):
+    """Whether `fix` may apply an edit without a person looking (ruff's safe/unsafe split)."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """Replace bytes [start, end) of the analysed buffer with `text`."""
+
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    title: str
+    edits: tuple[Edit, ...]
+    applicability: Applicability = Applicability.SAFE
+
+    @property
+    def is_safe(self) -> bool:
+        return self.applicability is Applicability.SAFE
+
+
+@dataclass(slots=True)
+class Finding:
+    """One CUDA dependency at one place in one buffer (byte offsets into the analysed UTF-8 buffer)."""
+
+    rule: str
+    start: int
+    end: int
+    difficulty: Difficulty
+    message: str
+    symbol: str
+    replacement: str | None = None
+    fix: Fix | None = None
+    severity: Severity = Severity.HINT
+    # Extra facts a front end may show (hover, report); never needed to apply a fix.
+    data: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def fixable(self) -> bool:
+        return self.fix is not None and self.fix.is_safe
+
+    def sort_key(self) -> tuple[int, int, str]:
+        return (self.start, self.end, self.rule)

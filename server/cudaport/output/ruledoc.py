@@ -1,0 +1,71 @@
+"""Rule documentation as text (`cudaport rule CODE`) and Markdown (SARIF help, hover, rules/RULES.md)."""
+
+from __future__ import annotations
+
+from ..models import Difficulty
+from ..ruleset import Rule, RuleSet
+
+
+def difficulty_table(rule: Rule, targets: list[str]) -> list[tuple[str, str, str]]:
+    rows = []
+    for target in targets:
+        with_counterpart = rule.difficulty.get(target)
+        without = rule.unmapped.get(target)
+        rows.append((target, with_counterpart.label if with_counterpart else "-", without.label if without else "-"))
+    return rows
+
+
+def rule_text(rule: Rule, targets: list[str] | None = None) -> str:
+    targets = targets or sorted(set(rule.difficulty) | set(rule.unmapped))
+    lines = [f"{rule.code} ({rule.name}): {rule.summary}", ""]
+    lines.append("Difficulty by target (with a counterpart / without one):")
+    for target, with_counterpart, without in difficulty_table(rule, targets):
+        lines.append(f"  {target}: {with_counterpart} / {without}")
+    for title, body in (
+        ("What it does", rule.docs.what),
+        ("Why it matters", rule.docs.why),
+        ("Example", rule.docs.example),
+        ("Fix safety", rule.docs.fix),
+    ):
+        if body:
+            lines += ["", f"## {title}", body]
+    return "\n".join(lines) + "\n"
+
+
+def rule_markdown(rule: Rule, targets: list[str] | None = None) -> str:
+    targets = targets or sorted(set(rule.difficulty) | set(rule.unmapped))
+    lines = [f"## {rule.code}: {rule.name}", "", rule.summary, ""]
+    lines += ["| target | with a counterpart | without one |", "|---|---|---|"]
+    for target, with_counterpart, without in difficulty_table(rule, targets):
+        lines.append(f"| {target} | {with_counterpart} | {without} |")
+    for title, body in (
+        ("What it does", rule.docs.what),
+        ("Why it matters", rule.docs.why),
+        ("Example", rule.docs.example),
+        ("Fix safety", rule.docs.fix),
+    ):
+        if body:
+            lines += ["", f"### {title}", "", body]
+    return "\n".join(lines) + "\n"
+
+
+def all_rules_markdown(ruleset: RuleSet) -> str:
+    targets = list(ruleset.targets)
+    header = [
+        "# cudaport rules",
+        "",
+        "Generated from `rules/rules.toml` by `cudaport rule --all --format markdown`; do not edit by hand.",
+        "",
+        "Difficulty: `portable` runs unchanged, `mechanical` has a safe rewrite, `manual` needs a person,",
+        "`blocker` has no counterpart. Severity follows it: "
+        + ", ".join(
+            f"{d.label} → {s}" for d, s in zip(Difficulty, ("hint", "information", "warning", "error"), strict=True)
+        ),
+        "",
+        "| code | name | summary |",
+        "|---|---|---|",
+    ]
+    for rule in ruleset.rules.values():
+        header.append(f"| [{rule.code}](#{rule.code.lower()}) | {rule.name} | {rule.summary} |")
+    body = [rule_markdown(rule, targets) for rule in ruleset.rules.values()]
+    return "\n".join(header) + "\n\n" + "\n".join(body)

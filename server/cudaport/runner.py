@@ -1,0 +1,225 @@
+"""Runs `check` and `fix` over many files, in one process or several (--jobs)."""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .config import Settings
+from .engine import Engine, FileResult
+from .files import Skipped, SourcePath, discover
+from .models import Finding
+from .output import Diagnostic, RunResult, sort_diagnostics
+from .project import ProjectIndex
+from .source import LineIndex, SkipFile, read_source, write_atomic
+
+Progress = Callable[[int, int], None]
+PARALLEL_THRESHOLD = 48
+
+
+@dataclass
+class FileOutcome:
+    """What a worker sends back for one file: positions already computed, no file contents."""
+
+    label: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    skipped: str | None = None
+    error: str | None = None
+    fixed: int = 0
+    diff: str = ""
+    changed: bool = False
+
+
+def locate(label: str, findings: Iterable[Finding], lines: LineIndex) -> list[Diagnostic]:
+    out = []
+    for finding in findings:
+        line, column = lines.position(finding.start)
+        end_line, end_column = lines.position(finding.end)
+        out.append(Diagnostic(label, line + 1, column + 1, end_line + 1, end_column + 1, finding))
+    return out
+
+
+# ---- per-process state ------------------------------------------------------------------------------------------
+_ENGINE: Engine | None = None
+
+
+def _init_worker(settings: Settings, roots: list[Path]) -> None:
+    global _ENGINE
+    _ENGINE = Engine(settings)
+    _ENGINE.project = ProjectIndex(_ENGINE.ruleset, roots)
+
+
+def _engine() -> Engine:
+    assert _ENGINE is not None, "worker not initialised"
+    return _ENGINE
+
+
+def _check_one(source_path: SourcePath) -> FileOutcome:
+    result: FileResult = _engine().check_path(source_path)
+    outcome = FileOutcome(source_path.label, skipped=result.skipped, error=result.error)
+    if result.source is not None and result.findings:
+        outcome.diagnostics = locate(source_path.label, result.findings, result.lines)
+    return outcome
+
+
+def _fix_one(job: tuple[SourcePath, bool, bool]) -> FileOutcome:
+    source_path, unsafe, diff_only = job
+    engine = _engine()
+    outcome = FileOutcome(source_path.label)
+    if source_path.path.is_symlink():
+        outcome.skipped = "symbolic link: fix the file it points to instead"
+        return outcome
+    try:
+        source = read_source(source_path.path, engine.settings.max_file_size)
+    except SkipFile as exc:
+        outcome.skipped = str(exc)
+        return outcome
+    try:
+        new_data, applied, remaining = engine.fix_data(source.data, source_path.language, source_path.path, unsafe)
+    except Exception as exc:  # never let one file stop the run, and never write a file we failed on
+        outcome.error = f"internal error while fixing: {type(exc).__name__}: {exc}"
+        return outcome
+    outcome.diagnostics = locate(source_path.label, remaining, LineIndex(new_data))
+    if new_data == source.data:
+        return outcome
+    outcome.fixed = applied
+    outcome.changed = True
+    if diff_only:
+        outcome.diff = unified_diff(source_path.label, source.data, new_data)
+        return outcome
+    try:
+        write_atomic(source_path.path, source.encode(new_data))
+    except (OSError, UnicodeEncodeError) as exc:
+        outcome.error = f"cannot write: {exc}"
+        outcome.changed = False
+        outcome.fixed = 0
+    return outcome
+
+
+def unified_diff(label: str, before: bytes, after: bytes) -> str:
+    old = before.decode("utf-8", "replace").splitlines(keepends=True)
+    new = after.decode("utf-8", "replace").splitlines(keepends=True)
+    lines = difflib.unified_diff(old, new, fromfile=f"a/{label}", tofile=f"b/{label}")
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+# ---- driving a run ----------------------------------------------------------------------------------------------
+@dataclass
+class Run:
+    files: list[SourcePath]
+    skipped: list[Skipped]
+
+
+def collect(paths: list[str], settings: Settings) -> Run:
+    files: list[SourcePath] = []
+    skipped: list[Skipped] = []
+    for item in discover(paths, settings):
+        if isinstance(item, Skipped):
+            skipped.append(item)
+        else:
+            files.append(item)
+    return Run(files, skipped)
+
+
+def _roots(paths: list[str], settings: Settings) -> list[Path]:
+    roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
+    roots.append(settings.root)
+    return roots
+
+
+def _map(
+    function: Callable[..., FileOutcome],
+    jobs: Iterable[object],
+    count: int,
+    settings: Settings,
+    roots: list[Path],
+    workers: int,
+    progress: Progress | None,
+) -> Iterator[FileOutcome]:
+    if workers <= 1 or count < 2:
+        _init_worker(settings, roots)
+        for done, job in enumerate(jobs, start=1):
+            yield function(job)
+            if progress:
+                progress(done, count)
+        return
+    chunk = max(1, min(16, count // (workers * 4)))
+    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(settings, roots)) as pool:
+        for done, outcome in enumerate(pool.map(function, jobs, chunksize=chunk), start=1):
+            yield outcome
+            if progress:
+                progress(done, count)
+
+
+def worker_count(requested: int, files: int) -> int:
+    if requested > 0:
+        return requested
+    if files < PARALLEL_THRESHOLD:
+        return 1
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+def check(paths: list[str], settings: Settings, jobs: int = 1, progress: Progress | None = None) -> RunResult:
+    run = collect(paths, settings)
+    workers = worker_count(jobs, len(run.files))
+    diagnostics: list[Diagnostic] = []
+    skipped = [(s.label, s.reason) for s in run.skipped]
+    errors: list[tuple[str, str]] = []
+    scanned = 0
+    outcomes = _map(_check_one, run.files, len(run.files), settings, _roots(paths, settings), workers, progress)
+    for outcome in outcomes:
+        if outcome.skipped:
+            skipped.append((outcome.label, outcome.skipped))
+            continue
+        scanned += 1
+        if outcome.error:
+            errors.append((outcome.label, outcome.error))
+        diagnostics.extend(outcome.diagnostics)
+    return RunResult(settings.target, scanned, sort_diagnostics(diagnostics), skipped, errors)
+
+
+@dataclass
+class FixResult:
+    run: RunResult
+    fixed: int
+    changed_files: list[str]
+    diffs: list[str]
+
+
+def fix(
+    paths: list[str],
+    settings: Settings,
+    jobs: int = 1,
+    unsafe: bool = False,
+    diff_only: bool = False,
+    progress: Progress | None = None,
+) -> FixResult:
+    run = collect(paths, settings)
+    workers = worker_count(jobs, len(run.files))
+    diagnostics: list[Diagnostic] = []
+    skipped = [(s.label, s.reason) for s in run.skipped]
+    errors: list[tuple[str, str]] = []
+    fixed = 0
+    changed: list[str] = []
+    diffs: list[str] = []
+    jobs_list = [(f, unsafe, diff_only) for f in run.files]
+    scanned = 0
+    for outcome in _map(_fix_one, jobs_list, len(jobs_list), settings, _roots(paths, settings), workers, progress):
+        if outcome.skipped:
+            skipped.append((outcome.label, outcome.skipped))
+            continue
+        scanned += 1
+        if outcome.error:
+            errors.append((outcome.label, outcome.error))
+        diagnostics.extend(outcome.diagnostics)
+        fixed += outcome.fixed
+        if outcome.changed:
+            changed.append(outcome.label)
+        if outcome.diff:
+            diffs.append(outcome.diff)
+    result = RunResult(settings.target, scanned, sort_diagnostics(diagnostics), skipped, errors)
+    return FixResult(result, fixed, changed, diffs)

@@ -1,0 +1,200 @@
+"""Reading sources in the encodings this user base has (UTF-8, UTF-8 with BOM, GBK) and writing them back unchanged.
+
+Analysis always runs on a UTF-8 buffer (`SourceFile.data`); the original encoding is remembered so that a rewrite
+is encoded back exactly as it came in. Bytes that are neither UTF-8 nor GBK are analysed as they are: the rewrites
+only ever touch ASCII identifiers, so such a file still round-trips byte for byte.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import os
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .models import Edit
+
+UTF8 = "utf-8"
+UTF8_BOM = "utf-8-sig"
+GBK = "gbk"
+RAW = "raw"  # neither UTF-8 nor GBK: analysed and rewritten as raw bytes
+
+_BOM = b"\xef\xbb\xbf"
+_BINARY_SNIFF = 8192
+DEFAULT_MAX_FILE_SIZE = 5 * 1024 * 1024
+
+
+class SkipFile(Exception):
+    """A file that is not analysed, with the reason to show the user."""
+
+
+@dataclass(slots=True)
+class SourceFile:
+    data: bytes
+    encoding: str = UTF8
+
+    @classmethod
+    def from_text(cls, text: str) -> SourceFile:
+        return cls(text.encode("utf-8", "surrogatepass"))
+
+    @classmethod
+    def from_bytes(cls, raw: bytes) -> SourceFile:
+        """Decode a file's bytes; raises SkipFile for binary content."""
+        if b"\x00" in raw[:_BINARY_SNIFF]:
+            raise SkipFile("binary file (contains NUL bytes)")
+        if raw.startswith(_BOM):
+            body = raw[len(_BOM) :]
+            if _is_utf8(body):
+                return cls(body, UTF8_BOM)
+            return cls(body, RAW)
+        if _is_utf8(raw):
+            return cls(raw, UTF8)
+        try:
+            text = raw.decode(GBK)
+        except UnicodeDecodeError:
+            return cls(raw, RAW)
+        return cls(text.encode("utf-8"), GBK)
+
+    def text(self) -> str:
+        return self.data.decode("utf-8", "replace")
+
+    def encode(self, data: bytes | None = None) -> bytes:
+        """The bytes to write for `data` (default: the current buffer) in this file's original encoding."""
+        body = self.data if data is None else data
+        if self.encoding == GBK:
+            return body.decode("utf-8").encode(GBK)
+        if self.encoding == UTF8_BOM:
+            return _BOM + body
+        return body
+
+
+def _is_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def read_source(path: Path, max_size: int = DEFAULT_MAX_FILE_SIZE) -> SourceFile:
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise SkipFile(f"cannot read: {exc.strerror or exc}") from exc
+    if size > max_size:
+        raise SkipFile(f"file is {size:,} bytes, over the {max_size:,}-byte limit (max-file-size)")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SkipFile(f"cannot read: {exc.strerror or exc}") from exc
+    return SourceFile.from_bytes(raw)
+
+
+def apply_edits(data: bytes, edits: list[Edit]) -> bytes:
+    """Apply non-overlapping edits (byte offsets into `data`); overlapping later edits are dropped."""
+    out: list[bytes] = []
+    pos = 0
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        if edit.start < pos:
+            continue
+        out.append(data[pos : edit.start])
+        out.append(edit.text.encode("utf-8"))
+        pos = edit.end
+    out.append(data[pos:])
+    return b"".join(out)
+
+
+def write_atomic(path: Path, content: bytes) -> None:
+    """Replace `path` with `content` without ever leaving a half-written file; keeps its permission bits."""
+    mode = stat.S_IMODE(path.stat().st_mode)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".cudaport", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+class LineIndex:
+    """Maps byte offsets of a UTF-8 buffer to (line, column) in code points, UTF-16 units or bytes (all 0-based)."""
+
+    __slots__ = ("_data", "_starts")
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        starts = [0]
+        find = data.find
+        pos = find(b"\n")
+        while pos != -1:
+            starts.append(pos + 1)
+            pos = find(b"\n", pos + 1)
+        self._starts = starts
+
+    @property
+    def line_count(self) -> int:
+        return len(self._starts)
+
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self._starts, offset) - 1
+
+    def line_start(self, line: int) -> int:
+        if line >= len(self._starts):
+            return len(self._data)
+        return self._starts[max(line, 0)]
+
+    def line_end(self, line: int) -> int:
+        """Offset of the end of `line`, before its line break."""
+        if line + 1 < len(self._starts):
+            end = self._starts[line + 1] - 1
+            if end > 0 and self._data[end - 1 : end] == b"\r":
+                end -= 1
+            return end
+        return len(self._data)
+
+    def position(self, offset: int, unit: str = "codepoint") -> tuple[int, int]:
+        line = self.line_of(offset)
+        start = self._starts[line]
+        return line, self._column(start, offset, unit)
+
+    def _column(self, start: int, offset: int, unit: str) -> int:
+        if unit == "byte":
+            return offset - start
+        prefix = self._data[start:offset]
+        if prefix.isascii():
+            return len(prefix)
+        text = prefix.decode("utf-8", "replace")
+        if unit == "utf-16":
+            return len(text.encode("utf-16-le", "surrogatepass")) // 2
+        return len(text)
+
+    def offset(self, line: int, column: int, unit: str = "codepoint") -> int:
+        """Byte offset of a (line, column) position; positions past a line's end clamp to it."""
+        if line < 0:
+            return 0
+        if line >= len(self._starts):
+            return len(self._data)
+        start = self._starts[line]
+        end = self.line_end(line)
+        if unit == "byte":
+            return min(start + column, end)
+        segment = self._data[start:end]
+        if segment.isascii():
+            return start + min(column, len(segment))
+        text = segment.decode("utf-8", "replace")
+        if unit == "utf-16":
+            count = 0
+            for index, char in enumerate(text):
+                if count >= column:
+                    return start + len(text[:index].encode("utf-8"))
+                count += 2 if ord(char) > 0xFFFF else 1
+            return end
+        return start + len(text[:column].encode("utf-8"))

@@ -1,0 +1,57 @@
+"""`cudaport: ignore[CODE, ...]` on a line and `cudaport: ignore-file[CODE, ...]` anywhere, inside comments
+(`//`, `/* */` or `#`). Without a bracket the directive covers every rule; codes may be prefixes (`CP20`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tree_sitter import Node
+
+_DIRECTIVE = re.compile(rb"cudaport:[ \t]*(ignore-file|ignore)\b(?:[ \t]*\[([^\]\n]*)\])?")
+ALL: tuple[str, ...] = ("CP",)
+
+
+@dataclass(slots=True)
+class Suppressions:
+    file_codes: tuple[str, ...] = ()
+    lines: dict[int, tuple[str, ...]] = field(default_factory=dict)  # 0-based line -> code prefixes
+
+    def __bool__(self) -> bool:
+        return bool(self.file_codes or self.lines)
+
+    def covers(self, code: str, line: int) -> bool:
+        if any(code.startswith(prefix) for prefix in self.file_codes):
+            return True
+        prefixes = self.lines.get(line)
+        return prefixes is not None and any(code.startswith(prefix) for prefix in prefixes)
+
+
+def find_suppressions(data: bytes, root: Node | None) -> Suppressions:
+    result = Suppressions()
+    if b"cudaport:" not in data:
+        return result
+    for match in _DIRECTIVE.finditer(data):
+        if root is not None:
+            node = root.descendant_for_byte_range(match.start(), match.end())
+            if node is None or node.type != "comment":
+                continue  # a string that happens to say "cudaport: ignore" is not a directive
+        codes = _codes(match.group(2))
+        if match.group(1) == b"ignore-file":
+            result.file_codes += codes
+        else:
+            line = data.count(b"\n", 0, match.start())
+            result.lines[line] = result.lines.get(line, ()) + codes
+    return result
+
+
+def _codes(raw: bytes | None) -> tuple[str, ...]:
+    if raw is None:
+        return ALL
+    codes = tuple(c.strip() for c in raw.decode("utf-8", "replace").replace(";", ",").split(",") if c.strip())
+    return codes or ALL
+
+
+def directive(codes: list[str], comment: str) -> str:
+    """The text of a line suppression in the given comment syntax (`//` or `#`)."""
+    return f"{comment} cudaport: ignore[{', '.join(codes)}]"
