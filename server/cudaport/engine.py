@@ -3,6 +3,7 @@ and suppressions, assign severities, and rewrite."""
 
 from __future__ import annotations
 
+import bisect
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -164,25 +165,30 @@ class Engine:
 
 
 def fix_edits(findings: list[Finding], unsafe: bool = False) -> list[Edit]:
-    """Non-overlapping edits of the applicable fixes, earliest first; a fix whose edits overlap is skipped whole."""
-    edits: list[Edit] = []
-    taken: list[tuple[int, int]] = []
+    """Non-overlapping edits of the applicable fixes, earliest first. A fix whose edits overlap edits already
+    taken is skipped whole (the next pass picks it up); an edit identical to one taken (the same import inserted
+    by several fixes, say) is shared, not a conflict."""
+    taken: dict[Edit, None] = {}
+    spans: list[tuple[int, int]] = []  # sorted (start, end) of the taken edits
     for finding in sorted(findings, key=Finding.sort_key):
         fix = finding.fix
         if fix is None or (not fix.is_safe and not unsafe):
             continue
-        if any(_overlaps(edit, taken) for edit in fix.edits):
+        new = [edit for edit in fix.edits if edit not in taken]
+        if any(_overlaps(edit, spans) for edit in new):
             continue
-        edits.extend(fix.edits)
-        taken.extend((edit.start, edit.end) for edit in fix.edits)
-    return edits
+        for edit in new:
+            taken[edit] = None
+            bisect.insort(spans, (edit.start, edit.end))
+    return list(taken)
 
 
-def _overlaps(edit: Edit, taken: list[tuple[int, int]]) -> bool:
-    for start, end in taken:
+def _overlaps(edit: Edit, spans: list[tuple[int, int]]) -> bool:
+    index = bisect.bisect_left(spans, (edit.start, -1))
+    for start, end in spans[max(0, index - 1) : index + 2]:
         if edit.start < end and start < edit.end:
             return True
-        if edit.start == edit.end == start:  # two insertions at one point
+        if edit.start == edit.end == start == end:  # two different insertions at one point
             return True
     return False
 
