@@ -141,6 +141,8 @@ class RuleSet:
     namespaces: dict[str, Symbol] = field(default_factory=dict)
     tables: dict[str, Any] = field(default_factory=dict)  # analyzer tables from the other *.toml files
     sources: list[Path] = field(default_factory=list)
+    _header_cache: dict[str, Symbol | None] = field(default_factory=dict, repr=False)
+    _outcome_cache: dict[tuple[int, str], Outcome] = field(default_factory=dict, repr=False)
 
     # ---- lookups -------------------------------------------------------------------------------------------
     def symbol(self, name: str) -> Symbol | None:
@@ -159,13 +161,15 @@ class RuleSet:
         return re.compile("|".join(re.escape(p.name) for p in self.prefixes))
 
     def header(self, path: str) -> Symbol | None:
+        try:
+            return self._header_cache[path]
+        except KeyError:
+            pass
         found = self.headers.get(path)
-        if found is not None:
-            return found
-        for candidate in self.header_globs:
-            if fnmatch.fnmatchcase(path, candidate.name):
-                return candidate
-        return None
+        if found is None:
+            found = next((c for c in self.header_globs if fnmatch.fnmatchcase(path, c.name)), None)
+        self._header_cache[path] = found
+        return found
 
     def rule(self, code: str) -> Rule:
         return self.rules[code]
@@ -179,6 +183,17 @@ class RuleSet:
 
     # ---- meaning of a symbol for a target ------------------------------------------------------------------
     def outcome(self, symbol: Symbol, target: str) -> Outcome:
+        """Cached per symbol object: symbols are immutable and the rule data does not change after loading."""
+        key = (id(symbol), target)
+        cached = self._outcome_cache.get(key)
+        if cached is not None:
+            return cached
+        outcome = self._outcome(symbol, target)
+        if symbol.name in self.symbols or symbol.name in self.namespaces or symbol.name in self.headers:
+            self._outcome_cache[key] = outcome
+        return outcome
+
+    def _outcome(self, symbol: Symbol, target: str) -> Outcome:
         rule = self.rules[symbol.rule]
         mapping = symbol.targets.get(target, TargetMapping("", None))
         replacement = mapping.replacement

@@ -20,14 +20,15 @@ from . import ptx, warp
 from .base import FileContext
 from .calls import CallRewrite, load_call_rewrites
 from .clex import in_spans, literal_and_comment_spans
-from .preproc import GuardIndex, guarded_regions, shim_definitions
+from .preproc import GuardIndex, at_line_start, guarded_regions, shim_definitions
 from .tsutil import C_COMMENT_OR_STRING, in_device_code, is_called, node_at
 
 CUDA_LANGUAGE = Language(tree_sitter_cuda.language())
 _COMMENTS = Query(CUDA_LANGUAGE, "(comment) @comment")
 
 _WORD = re.compile(rb"[A-Za-z_]\w*")
-_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
+# Starts with a literal `#` so the regex engine can skip ahead; `_at_line_start` checks the rest.
+_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]')
 _NAME_NODES = frozenset({"identifier", "type_identifier", "namespace_identifier", "primitive_type"})
 _CALLABLE_KINDS = frozenset({"function", "device_function"})
 
@@ -102,6 +103,7 @@ class CFamilyAnalyzer:
         self._calls: dict[tuple[str, str], CallRewrite] = load_call_rewrites(ruleset.tables.get("calls"))
         self._ptx = ptx.PtxTable.load(ruleset.tables.get("ptx"))
         self._markers = {name: re.compile(t.markers.pattern.encode()) for name, t in ruleset.targets.items()}
+        self._marker_needles = {name: _needles(t.markers.pattern) for name, t in ruleset.targets.items()}
 
     # ---- parsing --------------------------------------------------------------------------------------------
     def parse(self, data: bytes, old_tree: Tree | None = None) -> Tree:
@@ -134,12 +136,9 @@ class CFamilyAnalyzer:
         wanted = symbol_words | namespace_words
         if not wanted:
             return
-        alternatives = b"|".join(re.escape(w) for w in sorted(wanted, key=len, reverse=True))
-        pattern = re.compile(rb"(?<![\w$])(?:" + alternatives + rb")(?![\w$])")
         hits: list[tuple[int, int, str, Node, bool]] = []
         user_defined: set[str] = set()
-        for match in pattern.finditer(scan.data):
-            start, end = match.span()
+        for start, end, word in _occurrences(scan.data, wanted):
             if not scan.wanted(start):
                 continue
             found = scan.code_node(start, end)
@@ -148,7 +147,7 @@ class CFamilyAnalyzer:
             node, in_macro = found
             if node.type == "field_identifier":
                 continue
-            name = match.group(0).decode()
+            name = word.decode()
             parent = node.parent
             if parent is not None and parent.type == "function_declarator" and not in_macro:
                 user_defined.add(name)  # the user's own function of that name: none of its uses are CUDA's
@@ -259,6 +258,8 @@ class CFamilyAnalyzer:
             return
         target = scan.context.target
         for match in _INCLUDE.finditer(scan.data):
+            if not at_line_start(scan.data, match.start()):
+                continue
             start, end = match.span(2)
             if not scan.wanted(start):
                 continue
@@ -288,9 +289,13 @@ class CFamilyAnalyzer:
             return
         guards: GuardIndex | None = None
         markers = self._markers.get(target.name)
-        if markers is not None and markers.search(scan.data):
+        needles = self._marker_needles.get(target.name, ())
+        gate = not needles or any(n in scan.data for n in needles)
+        if markers is not None and gate and markers.search(scan.data):
             guards = guarded_regions(scan.data, markers, _comment_spans(scan.root))
-        local_shims = shim_definitions(scan.data, self.ruleset.symbols, target.shim_prefixes)
+        local_shims: dict[str, str] = {}
+        if any(prefix.encode() in scan.data for prefix in target.shim_prefixes):
+            local_shims = shim_definitions(scan.data, self.ruleset.symbols, target.shim_prefixes)
         for finding in findings:
             if finding.difficulty == Difficulty.PORTABLE:
                 continue
@@ -308,6 +313,43 @@ class CFamilyAnalyzer:
             shim = scan.context.shims.get(finding.symbol)
             if shim is not None:
                 _downgrade(finding, f"already mapped to `{shim.replacement}` by {shim.header}")
+
+
+def _needles(pattern: str) -> tuple[bytes, ...]:
+    """Literal words every match of a marker pattern contains (`\\w+_USE_HIP` -> `_USE_HIP`): a cheap gate before
+    running the regex over a whole file. An empty result means "no gate": always run the regex."""
+    body = pattern.removeprefix(r"\b(?:").removesuffix(r")\b")
+    needles = []
+    for alternative in body.split("|"):
+        literal = re.sub(r"\\[wdsWDS][*+?]?|[*+?()\[\]]", " ", alternative)
+        parts = literal.split()
+        if not parts:
+            return ()
+        needles.append(max(parts, key=len).encode())
+    return tuple(needles)
+
+
+def _occurrences(data: bytes, words: set[bytes]) -> list[tuple[int, int, bytes]]:
+    """Every whole-word occurrence of `words` in `data`, in order. bytes.find runs in C at memory speed, which beats
+    a regex alternation that must try every word at every position."""
+    found: list[tuple[int, int, bytes]] = []
+    find = data.find
+    size = len(data)
+    for word in words:
+        length = len(word)
+        position = find(word)
+        while position != -1:
+            end = position + length
+            before = data[position - 1] if position else 0
+            after = data[end] if end < size else 0
+            if not (_IS_WORD[before] or _IS_WORD[after]):
+                found.append((position, end, word))
+            position = find(word, end)
+    found.sort()
+    return found
+
+
+_IS_WORD = [chr(c).isalnum() or chr(c) in "_$" if c < 128 else True for c in range(256)]
 
 
 def _downgrade(finding: Finding, why: str) -> None:

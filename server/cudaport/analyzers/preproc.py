@@ -12,13 +12,12 @@ _DIRECTIVE = re.compile(
     rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b((?:[^\n\\]|\\.)*)",
     re.MULTILINE | re.DOTALL,
 )
+# Both start with a literal so the regex engine skips ahead quickly; line starts are checked by hand.
 _SHIM_DEFINE = re.compile(
-    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([A-Za-z_][\w:]*)[ \t]*(?://[^\n]*)?$", re.MULTILINE
+    rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([A-Za-z_][\w:]*)[ \t]*(?://[^\n]*)?$", re.MULTILINE
 )
 _SHIM_ALIAS = re.compile(
-    rb"^[ \t]*(?:typedef[ \t]+([A-Za-z_]\w*)[ \t]+([A-Za-z_]\w*)|using[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*))"
-    rb"[ \t]*;",
-    re.MULTILINE,
+    rb"(?:typedef[ \t]+([A-Za-z_]\w*)[ \t]+([A-Za-z_]\w*)|using[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*))[ \t]*;"
 )
 
 
@@ -100,12 +99,16 @@ def shim_definitions(data: bytes, cuda_names: Mapping[str, object], prefixes: tu
     found: dict[str, str] = {}
     byte_prefixes = tuple(p.encode() for p in prefixes)
     for match in _SHIM_DEFINE.finditer(data):
+        if not at_line_start(data, match.start()):
+            continue
         name, value = match.group(1), match.group(2)
         if value.startswith(byte_prefixes):
             text = _text(name)
             if text in cuda_names:
                 found[text] = _text(value)
     for match in _SHIM_ALIAS.finditer(data):
+        if not at_line_start(data, match.start()):
+            continue
         if match.group(1):
             value, name = match.group(1), match.group(2)
         else:
@@ -115,6 +118,11 @@ def shim_definitions(data: bytes, cuda_names: Mapping[str, object], prefixes: tu
             if text in cuda_names:
                 found[text] = _text(value)
     return found
+
+
+def at_line_start(data: bytes, offset: int) -> bool:
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    return not data[line_start:offset].strip(b" \t")
 
 
 def _text(value: bytes) -> str:
