@@ -21,12 +21,11 @@ from pathlib import Path
 from tree_sitter import Parser
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import SDISTS, c_files, fetch  # noqa: E402
-
-from cudaport.analyzers.cfamily import CUDA_LANGUAGE  # noqa: E402
-from cudaport.config import load_settings  # noqa: E402
-from cudaport.engine import Engine  # noqa: E402
-from cudaport.files import SourcePath  # noqa: E402
+from corpus import SDISTS, c_files, fetch
+from cudaport.analyzers.cfamily import CUDA_LANGUAGE
+from cudaport.config import load_settings
+from cudaport.engine import Engine
+from cudaport.files import SourcePath
 
 
 def bare_parse(files: list[Path]) -> float:
@@ -63,6 +62,11 @@ def hipify_run(files: list[Path]) -> float | None:
     return time.perf_counter() - start
 
 
+def _row(label: str, seconds: float, files: int, megabytes: float | None = None) -> str:
+    text = f"  {label:<17} {seconds:7.3f} s  {files / seconds:8.0f} files/s"
+    return text + (f"  {megabytes / seconds:6.1f} MB/s" if megabytes is not None else "")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -72,7 +76,8 @@ def main() -> None:
 
     engine = Engine(load_settings())
     engine.analyzer("c")  # rules and parser loaded once, outside the timings
-    print(f"cudaport check vs bare tree-sitter parsing; best of {args.rounds} alternating rounds; {os.cpu_count()} cores")
+    cores = os.cpu_count()
+    print(f"cudaport check vs bare tree-sitter parsing; best of {args.rounds} alternating rounds; {cores} cores")
     for name in args.corpus.split(","):
         root = fetch(name)
         files = c_files(root)
@@ -86,11 +91,11 @@ def main() -> None:
         cli_1 = min(cli_run(root, 1) for _ in range(2))
         cli_n = min(cli_run(root, args.jobs) for _ in range(2))
         print(f"\n{name}: {len(files)} files, {size:.1f} MB, {findings} findings")
-        print(f"  bare parse        {parse_best:7.3f} s  {len(files) / parse_best:8.0f} files/s  {size / parse_best:6.1f} MB/s")
-        print(f"  check (engine)    {check_best:7.3f} s  {len(files) / check_best:8.0f} files/s  {size / check_best:6.1f} MB/s")
+        print(_row("bare parse", parse_best, len(files), size))
+        print(_row("check (engine)", check_best, len(files), size))
         print(f"  ratio check/parse {check_best / parse_best:7.2f}   (target ≤ 2.00)")
-        print(f"  CLI --jobs 1      {cli_1:7.3f} s  {len(files) / cli_1:8.0f} files/s  (start-up and output included)")
-        print(f"  CLI --jobs {args.jobs:<6} {cli_n:7.3f} s  {len(files) / cli_n:8.0f} files/s  speed-up {cli_1 / cli_n:.2f}x")
+        print(_row("CLI --jobs 1", cli_1, len(files)) + "  (start-up and output included)")
+        print(_row(f"CLI --jobs {args.jobs}", cli_n, len(files)) + f"  speed-up {cli_1 / cli_n:.2f}x")
         hipify = hipify_run(files)
         if hipify is None:
             print("  hipify-perl       not on PATH: not compared")

@@ -1,6 +1,6 @@
 """Real CUDA/C++/Python code written by others, fetched from PyPI source distributions into bench/.corpus/ (ignored).
 
-    python bench/corpus.py            # fetch everything the benchmarks use
+python bench/corpus.py            # fetch everything the benchmarks use
 """
 
 from __future__ import annotations
