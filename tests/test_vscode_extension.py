@@ -1,0 +1,51 @@
+"""The VS Code extension: its own unit tests (node's test runner) and the end-to-end test in a real VS Code
+(code-server in headless Chromium, driven by playwright-core), both through the npm scripts at the repository root."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from tooling import ensure_apt
+
+ROOT = Path(__file__).resolve().parents[1]
+EXTENSION = ROOT / "vscode-extension"
+
+
+def _npm(*args: str, timeout: int = 900, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    npm = shutil.which("npm")
+    assert npm, "npm is missing: install Node.js 20 and npm"
+    return subprocess.run([npm, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
+
+
+def _installed() -> None:
+    if not (ROOT / "node_modules" / "typescript").is_dir():
+        result = _npm("install", "--no-audit", "--no-fund")
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_extension_unit_tests_pass() -> None:
+    _installed()
+    result = _npm("test")
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "# fail 0" in result.stdout
+
+
+def test_vsix_in_code_server_end_to_end() -> None:
+    ensure_apt("chromium", "chromium")
+    ensure_apt("rg", "ripgrep")
+    ensure_apt("krb5-config", "libkrb5-dev")  # code-server's kerberos module builds against gssapi.h
+    _installed()
+    packaged = _npm("run", "package")
+    assert packaged.returncode == 0, packaged.stdout[-4000:] + packaged.stderr[-2000:]
+    vsix = EXTENSION / "cudaport-linux-x64.vsix"
+    assert vsix.is_file()
+    env = {**os.environ, "CUDAPORT_E2E_PYTHON": shutil.which("python3") or "python3"}
+    result = subprocess.run(
+        ["node", str(EXTENSION / "e2e" / "run.mjs"), "--vsix", str(vsix)],
+        cwd=ROOT, capture_output=True, text=True, timeout=900, env=env, check=False,
+    )
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-6000:]
+    assert "e2e: all" in result.stdout

@@ -1,0 +1,279 @@
+// End-to-end test of the packaged extension in a real VS Code: code-server in headless Chromium, driven by
+// playwright-core with the keyboard. Installs the VSIX, opens a workspace with a CUDA file and a PyTorch script, and
+// checks squiggles, the Problems panel, a quick fix written to disk, a target switch and fix-all.
+//
+//   node e2e/run.mjs [--vsix path] [--keep]
+// Exit code 0 when every check passes; screenshots of a failure go to e2e/artifacts/ (git-ignored).
+import { execFileSync, spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const extensionRoot = resolve(here, "..");
+const args = process.argv.slice(2);
+const vsix = resolve(args.includes("--vsix") ? args[args.indexOf("--vsix") + 1] : join(extensionRoot, "cudaport-linux-x64.vsix"));
+const keep = args.includes("--keep");
+const artifacts = join(here, "artifacts");
+const chromiumPath = process.env.CUDAPORT_CHROMIUM || "/usr/bin/chromium";
+
+function fail(message) {
+  console.error(`e2e: ${message}`);
+  process.exit(1);
+}
+
+if (!existsSync(vsix)) fail(`no VSIX at ${vsix}: run \`npm run package\` first`);
+if (!existsSync(chromiumPath)) fail(`no Chromium at ${chromiumPath}: apt-get install chromium`);
+execFileSync(join(here, "install.sh"), { stdio: "inherit" });
+const require = createRequire(join(here, "package.json"));
+const { chromium } = require("playwright-core");
+const codeServer = join(here, "node_modules", ".bin", "code-server");
+
+// ---- a throw-away VS Code profile and workspace ------------------------------------------------------------------
+const root = mkdtempSync(join(tmpdir(), "cudaport-e2e-"));
+const home = join(root, "home");
+const userData = join(root, "user-data");
+const extensions = join(root, "extensions");
+const workspace = join(root, "workspace");
+for (const dir of [home, join(userData, "User"), extensions, workspace]) mkdirSync(dir, { recursive: true });
+for (const name of ["kernel.cu", "train.py"]) copyFileSync(join(here, "workspace", name), join(workspace, name));
+const settingsFile = join(userData, "User", "settings.json");
+function writeSettings(extra) {
+  const settings = {
+    "telemetry.telemetryLevel": "off",
+    "update.mode": "none",
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": false,
+    "security.workspace.trust.enabled": false,
+    "extensions.autoCheckUpdates": false,
+    "extensions.autoUpdate": false,
+    "editor.quickSuggestions": { other: false, comments: false, strings: false },
+    "files.autoSave": "off",
+    "cudaport.interpreter": process.env.CUDAPORT_E2E_PYTHON || "python3",
+    ...extra,
+  };
+  writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+}
+writeSettings({ "cudaport.target": "hip" });
+const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, ".local/share") };
+const common = ["--user-data-dir", userData, "--extensions-dir", extensions];
+execFileSync(codeServer, [...common, "--install-extension", vsix], { env, stdio: "inherit" });
+
+async function freePort() {
+  return new Promise((resolvePort) => {
+    const server = net.createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+const port = await freePort();
+const serverLog = [];
+const server = spawn(
+  codeServer,
+  [
+    ...common, "--bind-addr", `127.0.0.1:${port}`, "--auth", "none", "--disable-telemetry", "--disable-update-check",
+    "--disable-workspace-trust", "--disable-getting-started-override", workspace,
+  ],
+  { env, stdio: ["ignore", "pipe", "pipe"] },
+);
+server.stdout.on("data", (chunk) => serverLog.push(String(chunk)));
+server.stderr.on("data", (chunk) => serverLog.push(String(chunk)));
+
+async function waitForHttp(url, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`code-server did not answer at ${url}`);
+}
+
+// ---- the scenario ------------------------------------------------------------------------------------------------
+let browser;
+let page;
+const results = [];
+async function step(name, body) {
+  const started = Date.now();
+  try {
+    await body();
+    results.push(`ok   ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(results.at(-1));
+  } catch (error) {
+    mkdirSync(artifacts, { recursive: true });
+    const shot = join(artifacts, `${name.replace(/[^a-z0-9]+/gi, "-")}.png`);
+    if (page) await page.screenshot({ path: shot, fullPage: true }).catch(() => {});
+    console.error(`FAIL ${name}: ${error?.stack || error}\n  screenshot: ${shot}`);
+    throw error;
+  }
+}
+
+async function waitFor(predicate, what, timeoutMs = 60000) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      last = await predicate();
+      if (last) return last;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ""}`);
+}
+
+async function runCommand(title) {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(`>${title}`);
+  await waitFor(
+    async () => (await page.locator(".quick-input-list .monaco-list-row").first().textContent())?.includes(title.split(": ").pop()),
+    `the command "${title}" in the palette`,
+    20000,
+  );
+  await page.keyboard.press("Enter");
+}
+
+async function openFile(name) {
+  await page.keyboard.press("Control+P");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(name);
+  await waitFor(
+    async () => (await page.locator(".quick-input-list .monaco-list-row").first().textContent())?.includes(name),
+    `${name} in quick open`,
+  );
+  await page.keyboard.press("Enter");
+  await page.locator(`.tab.active:has-text("${name}")`).waitFor({ timeout: 30000 });
+  await page.locator(".monaco-editor .view-lines").first().waitFor();
+}
+
+async function goTo(line, column) {
+  await page.keyboard.press("Control+G");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(`${line}:${column}`);
+  await page.keyboard.press("Enter");
+  await waitFor(
+    async () => (await page.locator(".statusbar-item[id$='status.editor.selection']").textContent())?.includes(`Ln ${line}, Col ${column}`),
+    `the cursor at ${line}:${column}`,
+    15000,
+  );
+}
+
+async function problemsText() {
+  return (await page.locator(".markers-panel").first().textContent()) ?? "";
+}
+
+function onDisk(name) {
+  return readFileSync(join(workspace, name), "utf8");
+}
+
+let failed = false;
+try {
+  await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60000);
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    headless: true,
+    args: [
+      "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync", `--user-data-dir=${join(root, "chromium")}`,
+    ],
+  });
+  page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
+  page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
+
+  await step("workbench loads", async () => {
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+    await page.locator(".monaco-workbench").waitFor({ timeout: 90000 });
+    await page.locator(".explorer-folders-view, .explorer-viewlet").first().waitFor({ timeout: 60000 });
+  });
+
+  await step("squiggle on cudaMalloc and the status item", async () => {
+    await openFile("kernel.cu");
+    await page.locator(".monaco-editor .squiggly-info").first().waitFor({ timeout: 60000 });
+    await waitFor(
+      async () => (await page.locator(".statusbar").textContent())?.includes("CUDA→HIP"),
+      "the cudaport status item",
+    );
+  });
+
+  await step("Problems panel lists the findings", async () => {
+    await page.keyboard.press("Control+Shift+M");
+    await page.locator(".markers-panel").first().waitFor();
+    await waitFor(async () => {
+      const text = await problemsText();
+      return text.includes("cudaMalloc") && text.includes("hipMalloc") && text.includes("CP1001");
+    }, "cudaMalloc → hipMalloc in the Problems panel");
+  });
+
+  await step("Ctrl+. on cudaMalloc applies hipMalloc and the saved file changes", async () => {
+    await page.locator(".monaco-editor .view-lines").first().click();
+    await goTo(12, 5);
+    const menu = page.locator(".action-widget, .context-view .monaco-list");
+    await waitFor(async () => {
+      await page.keyboard.press("Control+.");
+      await menu.first().waitFor({ timeout: 4000 });
+      return true;
+    }, "the quick-fix menu", 30000);
+    const item = page.locator(".action-widget .monaco-list-row, .context-view .monaco-list-row", { hasText: "hipMalloc" }).first();
+    await item.waitFor({ timeout: 15000 });
+    await waitFor(async () => {
+      const focused = await page.locator(".action-widget .monaco-list-row.focused, .context-view .monaco-list-row.focused").first().textContent();
+      if (focused?.includes("hipMalloc")) return true;
+      await page.keyboard.press("ArrowDown");
+      return false;
+    }, "the hipMalloc fix focused", 15000);
+    await page.keyboard.press("Enter");
+    await page.keyboard.press("Control+S");
+    await waitFor(() => onDisk("kernel.cu").includes("hipMalloc(&device"), "hipMalloc on disk");
+    if (!onDisk("kernel.cu").includes("cudaFree(device)")) throw new Error("the quick fix changed more than its finding");
+  });
+
+  await step("fix-all rewrites the rest of the file", async () => {
+    await runCommand("cudaport: Fix all safe findings in this file");
+    await page.keyboard.press("Control+S");
+    await waitFor(() => {
+      const text = onDisk("kernel.cu");
+      return text.includes("hipFree(device)") && text.includes("#include <hip/hip_runtime.h>") && !/\bcuda[A-Z]/.test(text);
+    }, "every CUDA runtime call rewritten on disk");
+  });
+
+  await step("switching the target to npu changes the Python findings", async () => {
+    await openFile("train.py");
+    await page.keyboard.press("Control+Shift+M");
+    // On HIP the PyTorch calls are portable (hints), which the Problems panel does not list.
+    await waitFor(async () => !(await problemsText()).includes("train.py"), "no train.py problems for hip", 20000);
+    writeSettings({ "cudaport.target": "npu" });
+    await waitFor(async () => {
+      const text = await problemsText();
+      return text.includes("train.py") && /npu/i.test(text);
+    }, "npu findings for train.py in the Problems panel", 60000);
+    await waitFor(
+      async () => (await page.locator(".statusbar").textContent())?.includes("CUDA→NPU"),
+      "the status item showing the npu target",
+    );
+  });
+} catch {
+  failed = true;
+  console.error("--- code-server log (tail) ---\n" + serverLog.join("").split("\n").slice(-40).join("\n"));
+} finally {
+  if (browser) await browser.close().catch(() => {});
+  server.kill("SIGTERM");
+  if (!keep) rmSync(root, { recursive: true, force: true });
+  else console.log(`kept ${root}`);
+}
+console.log(failed ? "e2e: FAILED" : `e2e: all ${results.length} steps passed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,78 @@
+// Puts the cudaport server and its Python dependencies inside the extension (bundled/), so that users need no
+// pip install. Layout:
+//   bundled/libs/          cudaport (with its rule data) and every pure-Python or abi3 dependency, for Python >= 3.10
+//   bundled/native/cpXY/   tree-sitter's core binding, which is built per Python version (3.10 ... 3.14)
+// The extension puts native/cpXY and libs on PYTHONPATH for the user's Python X.Y.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const extensionRoot = resolve(here, "..");
+const repoRoot = resolve(extensionRoot, "..");
+const bundle = join(extensionRoot, "bundled");
+const python = process.env.CUDAPORT_BUNDLE_PYTHON || "python3";
+const versions = ["3.10", "3.11", "3.12", "3.13", "3.14"];
+const platforms = ["manylinux2014_x86_64", "manylinux_2_17_x86_64", "manylinux_2_28_x86_64", "manylinux_2_5_x86_64", "manylinux1_x86_64"];
+
+function pip(args) {
+  execFileSync(python, ["-m", "pip", "--disable-pip-version-check", "-q", ...args], { stdio: ["ignore", "inherit", "inherit"] });
+}
+
+function platformArgs(version) {
+  const tag = version.replace(".", "");
+  return [
+    "--only-binary=:all:",
+    "--implementation", "cp",
+    "--python-version", version,
+    "--abi", `cp${tag}`, "--abi", "abi3", "--abi", "none",
+    ...platforms.flatMap((p) => ["--platform", p]),
+  ];
+}
+
+rmSync(bundle, { recursive: true, force: true });
+mkdirSync(join(bundle, "native"), { recursive: true });
+const work = mkdtempSync(join(tmpdir(), "cudaport-bundle-"));
+try {
+  // 1. The cudaport wheel, built from this checkout (it carries rules/ as cudaport/_rules).
+  pip(["wheel", "--no-deps", "-w", work, repoRoot]);
+  const wheel = readdirSync(work).find((name) => name.startsWith("cudaport-") && name.endsWith(".whl"));
+  if (!wheel) {
+    throw new Error("building the cudaport wheel produced no .whl");
+  }
+  // 2. cudaport and everything it needs, resolved for the oldest supported Python (so tomli and exceptiongroup,
+  //    needed before 3.11, are in; they do nothing on newer Pythons).
+  const libs = join(bundle, "libs");
+  // pip does not evaluate environment markers for --python-version, so the pre-3.11 backports are named here.
+  pip(["install", "--target", libs, ...platformArgs(versions[0]), join(work, wheel), "tomli", "exceptiongroup"]);
+  // 3. tree-sitter's core binding is per Python version: move the 3.10 one aside, fetch the others.
+  const coreNames = readdirSync(libs).filter((n) => n === "tree_sitter" || /^tree_sitter-[\d.]+\.dist-info$/.test(n));
+  const coreInfo = coreNames.find((n) => n.endsWith(".dist-info"));
+  if (!coreInfo) {
+    throw new Error("tree-sitter was not installed into the bundle");
+  }
+  const coreVersion = coreInfo.replace(/^tree_sitter-/, "").replace(/\.dist-info$/, "");
+  for (const version of versions) {
+    const folder = join(bundle, "native", `cp${version.replace(".", "")}`);
+    if (version === versions[0]) {
+      mkdirSync(folder, { recursive: true });
+      for (const name of coreNames) {
+        renameSync(join(libs, name), join(folder, name));
+      }
+    } else {
+      pip(["install", "--no-deps", "--target", folder, ...platformArgs(version), `tree-sitter==${coreVersion}`]);
+    }
+  }
+  // Nothing the server never imports: scripts and caches.
+  for (const junk of ["bin", "__pycache__"]) {
+    rmSync(join(libs, junk), { recursive: true, force: true });
+  }
+  if (!existsSync(join(libs, "cudaport", "_rules", "rules.toml"))) {
+    throw new Error("the bundled cudaport carries no rule data");
+  }
+  console.log(`bundled cudaport, its dependencies and tree-sitter ${coreVersion} for Python ${versions.join(", ")}`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,336 @@
+// The cudaport VS Code extension: starts the cudaport language server (bundled, or the user's own), keeps its
+// settings in sync, and adds the commands and the status item. All analysis and rewriting happen in the server.
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import * as vscode from "vscode";
+import {
+  CloseAction,
+  ErrorAction,
+  LanguageClient,
+  LanguageClientOptions,
+  RevealOutputChannelOn,
+  ServerOptions as ClientServerOptions,
+  State,
+  TransportKind,
+} from "vscode-languageclient/node";
+
+import { NO_PYTHON_MESSAGE, checkInterpreter, chooseInterpreter, expandPath } from "./interpreter";
+import { ServerCommand, bundledServer, userServer } from "./serverCommand";
+import { toServerOptions } from "./settings";
+import { countFindings, statusText, statusTooltip } from "./status";
+
+const SECTION = "cudaport";
+const DOCUMENTS = [
+  { scheme: "file", language: "cuda-cpp" },
+  { scheme: "file", language: "cpp" },
+  { scheme: "file", language: "c" },
+  { scheme: "file", language: "python" },
+  { scheme: "untitled", language: "cuda-cpp" },
+  { scheme: "untitled", language: "python" },
+];
+
+let client: LanguageClient | undefined;
+let output: vscode.OutputChannel;
+let status: vscode.StatusBarItem;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel("cudaport");
+  status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
+  status.command = "cudaport.showSummary";
+  context.subscriptions.push(output, status);
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand("cudaport.fixAll", fixAllInFile),
+    vscode.commands.registerCommand("cudaport.migrateWorkspace", migrateWorkspace),
+    vscode.commands.registerCommand("cudaport.showSummary", showSummary),
+    vscode.commands.registerCommand("cudaport.restartServer", () => restart(context)),
+    vscode.commands.registerCommand("cudaport.showLogs", () => output.show(true)),
+    vscode.languages.onDidChangeDiagnostics(() => updateStatus()),
+    vscode.workspace.onDidChangeConfiguration(async (event) => {
+      if (event.affectsConfiguration("cudaport.path") || event.affectsConfiguration("cudaport.interpreter")) {
+        await restart(context);
+      } else if (event.affectsConfiguration(SECTION)) {
+        reportSettingProblems();
+        updateStatus();
+      }
+    }),
+  );
+  await start(context);
+}
+
+export async function deactivate(): Promise<void> {
+  if (client) {
+    await client.stop();
+    client = undefined;
+  }
+}
+
+async function start(context: vscode.ExtensionContext): Promise<void> {
+  const command = await resolveServer(context);
+  if (!command) {
+    setStatusError("cudaport: no server");
+    return;
+  }
+  output.appendLine(`Starting: ${command.command} ${command.args.join(" ")} --stdio`);
+  const serverOptions: ClientServerOptions = {
+    command: command.command,
+    args: command.args,
+    transport: TransportKind.stdio,
+    options: { env: command.env, cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir() },
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: DOCUMENTS,
+    outputChannel: output,
+    traceOutputChannel: output,
+    revealOutputChannelOn: RevealOutputChannelOn.Never,
+    initializationOptions: currentOptions(),
+    synchronize: {
+      configurationSection: SECTION,
+      fileEvents: vscode.workspace.createFileSystemWatcher("**/{pyproject.toml,cudaport.toml}"),
+    },
+    middleware: {
+      workspace: {
+        // The server asks for the `cudaport` section; answer with the mapped options, not the raw settings.
+        configuration: async (params, token, next) => {
+          const raw = await next(params, token);
+          if (!Array.isArray(raw)) {
+            return raw;
+          }
+          return params.items.map((item, index) => (item.section === SECTION ? currentOptions() : raw[index]));
+        },
+      },
+    },
+    errorHandler: {
+      error: () => ({ action: ErrorAction.Continue }),
+      closed: () => {
+        void vscode.window
+          .showErrorMessage("The cudaport server stopped. See the log for why.", "Show log", "Restart")
+          .then((choice) => {
+            if (choice === "Show log") {
+              output.show(true);
+            } else if (choice === "Restart") {
+              void restart(context);
+            }
+          });
+        return { action: CloseAction.DoNotRestart };
+      },
+    },
+  };
+  client = new LanguageClient("cudaport", "cudaport", serverOptions, clientOptions);
+  client.onDidChangeState((event) => {
+    if (event.newState === State.Running) {
+      updateStatus();
+    }
+  });
+  try {
+    await client.start();
+  } catch (error) {
+    output.appendLine(`The server failed to start: ${String(error)}`);
+    setStatusError("cudaport: server failed");
+    const choice = await vscode.window.showErrorMessage(
+      `cudaport: the server failed to start (${String(error)}).`,
+      "Show log",
+    );
+    if (choice === "Show log") {
+      output.show(true);
+    }
+    return;
+  }
+  reportSettingProblems();
+  updateStatus();
+}
+
+async function restart(context: vscode.ExtensionContext): Promise<void> {
+  if (client) {
+    try {
+      await client.stop();
+    } catch (error) {
+      output.appendLine(`Stopping the server: ${String(error)}`);
+    }
+    client = undefined;
+  }
+  await start(context);
+}
+
+async function resolveServer(context: vscode.ExtensionContext): Promise<ServerCommand | undefined> {
+  const config = vscode.workspace.getConfiguration(SECTION);
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const userPath = expandPath(config.get<string>("path", ""), folder, os.homedir());
+  if (userPath) {
+    if (!fs.existsSync(userPath)) {
+      void vscode.window.showErrorMessage(`cudaport.path points at ${userPath}, which does not exist.`);
+      return undefined;
+    }
+    return userServer(userPath, process.env);
+  }
+  const interpreter = await chooseInterpreter({
+    setting: config.get<string>("interpreter", ""),
+    pythonExtension: () => pythonExtensionInterpreter(),
+    which: async (name) => which(name),
+    workspaceFolder: folder,
+    home: os.homedir(),
+  });
+  if (!interpreter) {
+    output.appendLine(NO_PYTHON_MESSAGE);
+    void vscode.window.showErrorMessage(NO_PYTHON_MESSAGE, "Show log").then((choice) => {
+      if (choice) {
+        output.show(true);
+      }
+    });
+    return undefined;
+  }
+  const check = await checkInterpreter(interpreter);
+  if (!check.ok || !check.version) {
+    const message = check.message ?? NO_PYTHON_MESSAGE;
+    output.appendLine(message);
+    void vscode.window.showErrorMessage(message, "Show log").then((choice) => {
+      if (choice) {
+        output.show(true);
+      }
+    });
+    return undefined;
+  }
+  output.appendLine(`Python ${check.version.join(".")} at ${interpreter.path} (${interpreter.source})`);
+  const bundle = context.asAbsolutePath("bundled");
+  if (!fs.existsSync(path.join(bundle, "libs", "cudaport"))) {
+    const message = "cudaport: this build of the extension carries no server (bundled/libs is missing).";
+    output.appendLine(message);
+    void vscode.window.showErrorMessage(message);
+    return undefined;
+  }
+  const native = path.join(bundle, "native", `cp${check.version[0]}${check.version[1]}`);
+  if (!fs.existsSync(native)) {
+    const message =
+      `cudaport: the bundled server has no native libraries for Python ${check.version.join(".")}; ` +
+      "set cudaport.interpreter to Python 3.10-3.14, or cudaport.path to your own cudaport.";
+    output.appendLine(message);
+    void vscode.window.showErrorMessage(message);
+    return undefined;
+  }
+  return bundledServer(interpreter.path, check.version, bundle, process.env);
+}
+
+async function pythonExtensionInterpreter(): Promise<string | undefined> {
+  const extension = vscode.extensions.getExtension("ms-python.python");
+  if (!extension) {
+    return undefined;
+  }
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const api: any = extension.isActive ? extension.exports : await extension.activate();
+  const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
+  if (api?.environments?.getActiveEnvironmentPath) {
+    const active = api.environments.getActiveEnvironmentPath(resource);
+    const resolved = await api.environments.resolveEnvironment(active);
+    const executable: string | undefined = resolved?.executable?.uri?.fsPath ?? active?.path;
+    if (executable) {
+      return executable;
+    }
+  }
+  const details = api?.settings?.getExecutionDetails?.(resource);
+  return details?.execCommand?.[0];
+}
+
+function which(command: string): string | undefined {
+  for (const folder of (process.env.PATH ?? "").split(path.delimiter)) {
+    if (!folder) {
+      continue;
+    }
+    const candidate = path.join(folder, command);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      if (fs.statSync(candidate).isFile()) {
+        return candidate;
+      }
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+function currentOptions() {
+  return toServerOptions(vscode.workspace.getConfiguration(SECTION)).options;
+}
+
+let lastProblems = "";
+function reportSettingProblems(): void {
+  const { problems } = toServerOptions(vscode.workspace.getConfiguration(SECTION));
+  const text = problems.join("; ");
+  if (text && text !== lastProblems) {
+    output.appendLine(`Settings: ${text}`);
+    void vscode.window.showWarningMessage(`cudaport settings: ${text}`);
+  }
+  lastProblems = text;
+}
+
+function updateStatus(): void {
+  if (!client || client.state !== State.Running) {
+    return;
+  }
+  const all = vscode.languages.getDiagnostics().flatMap(([, diagnostics]) => diagnostics);
+  // vscode.DiagnosticSeverity counts from 0, LSP's from 1.
+  const counts = countFindings(
+    all.map((d) => ({ source: d.source, severity: d.severity, data: (d as { data?: unknown }).data })),
+    1,
+  );
+  const target = currentOptions().target;
+  status.text = statusText(target, counts);
+  status.tooltip = statusTooltip(target, counts);
+  status.backgroundColor = undefined;
+  status.show();
+}
+
+function setStatusError(text: string): void {
+  status.text = `$(error) ${text}`;
+  status.tooltip = "Click to show the cudaport log";
+  status.command = "cudaport.showLogs";
+  status.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
+  status.show();
+}
+
+async function fixAllInFile(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) {
+    void vscode.window.showInformationMessage("cudaport: open a file to fix.");
+    return;
+  }
+  await vscode.commands.executeCommand("editor.action.codeAction", {
+    kind: "source.fixAll.cudaport",
+    apply: "first",
+  });
+}
+
+async function migrateWorkspace(): Promise<void> {
+  if (!client) {
+    void vscode.window.showErrorMessage("cudaport: the server is not running.");
+    return;
+  }
+  // The server computes every safe fix in the workspace and sends them back as one workspace edit whose changes
+  // need confirmation, so VS Code shows its refactor preview before anything is written.
+  const result = await client.sendRequest<{ files: number; fixes: number } | null>("workspace/executeCommand", {
+    command: "cudaport.migrateWorkspace",
+    arguments: [],
+  });
+  if (!result || result.fixes === 0) {
+    void vscode.window.showInformationMessage("cudaport: nothing to migrate automatically in this workspace.");
+  }
+}
+
+async function showSummary(): Promise<void> {
+  if (!client) {
+    void vscode.window.showErrorMessage("cudaport: the server is not running.");
+    return;
+  }
+  const markdown = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: "cudaport: summarising the workspace" },
+    () =>
+      client!.sendRequest<string>("workspace/executeCommand", {
+        command: "cudaport.summary",
+        arguments: [],
+      }),
+  );
+  const document = await vscode.workspace.openTextDocument({ language: "markdown", content: markdown });
+  await vscode.window.showTextDocument(document, { preview: true });
+  await vscode.commands.executeCommand("markdown.showPreview", document.uri);
+}

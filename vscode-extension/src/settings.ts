@@ -1,0 +1,78 @@
+// VS Code settings (the `cudaport.*` section) -> the options the server reads from initializationOptions and
+// workspace/configuration. Free of the vscode module so it can be unit-tested.
+
+export const TARGETS = ["hip", "npu", "mlu"] as const;
+export type Target = (typeof TARGETS)[number];
+const SEVERITIES = new Set(["error", "warning", "information", "hint"]);
+const CODE = /^CP\d{0,4}$/;
+
+export interface ServerOptions {
+  target: Target;
+  select: string[];
+  ignore: string[];
+  severity: Record<string, string>;
+  extendExclude: string[];
+  run: "onType" | "onSave";
+  logLevel: "error" | "warning" | "info" | "debug";
+}
+
+/** A `get(key, default)` view of configuration, as vscode.WorkspaceConfiguration offers. */
+export interface ConfigurationView {
+  get<T>(key: string, defaultValue: T): T;
+}
+
+export interface Mapped {
+  options: ServerOptions;
+  /** Settings that were ignored, in words for the user. */
+  problems: string[];
+}
+
+export function toServerOptions(config: ConfigurationView): Mapped {
+  const problems: string[] = [];
+  const targetValue = String(config.get<string>("target", "hip"));
+  let target: Target = "hip";
+  if ((TARGETS as readonly string[]).includes(targetValue)) {
+    target = targetValue as Target;
+  } else {
+    problems.push(`cudaport.target: unknown target "${targetValue}", using hip`);
+  }
+  const codes = (key: string): string[] => {
+    const raw = config.get<unknown>(key, []);
+    if (!Array.isArray(raw)) {
+      problems.push(`cudaport.${key}: expected a list of rule codes`);
+      return [];
+    }
+    const out: string[] = [];
+    for (const item of raw) {
+      const code = String(item).trim().toUpperCase();
+      if (CODE.test(code)) {
+        out.push(code);
+      } else if (code) {
+        problems.push(`cudaport.${key}: "${String(item)}" is not a rule code or prefix (like CP1001 or CP20)`);
+      }
+    }
+    return out;
+  };
+  const severity: Record<string, string> = {};
+  const rawSeverity = config.get<unknown>("severity", {});
+  if (rawSeverity && typeof rawSeverity === "object" && !Array.isArray(rawSeverity)) {
+    for (const [code, level] of Object.entries(rawSeverity as Record<string, unknown>)) {
+      const normalized = String(level).toLowerCase();
+      if (CODE.test(code.toUpperCase()) && SEVERITIES.has(normalized)) {
+        severity[code.toUpperCase()] = normalized;
+      } else {
+        problems.push(`cudaport.severity: ignoring ${code} = ${String(level)}`);
+      }
+    }
+  }
+  const excludes = config.get<unknown>("exclude", []);
+  const extendExclude = Array.isArray(excludes) ? excludes.map(String).filter((e) => e.trim() !== "") : [];
+  const run = config.get<string>("run", "onType") === "onSave" ? "onSave" : "onType";
+  const levels = ["error", "warning", "info", "debug"] as const;
+  const levelValue = config.get<string>("logLevel", "info");
+  const logLevel = (levels as readonly string[]).includes(levelValue) ? (levelValue as ServerOptions["logLevel"]) : "info";
+  return {
+    options: { target, select: codes("select"), ignore: codes("ignore"), severity, extendExclude, run, logLevel },
+    problems,
+  };
+}
