@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from . import __version__
 from .config import ConfigError, Settings, load_settings
@@ -20,6 +20,9 @@ from .output import RunResult
 from .output.formats import render_github, render_json, render_sarif, render_statistics, render_text
 from .output.ruledoc import all_rules_markdown, rule_markdown, rule_text
 from .ruleset import RuleDataError, load_ruleset
+
+if TYPE_CHECKING:
+    from .runner import MultiTargetRun
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -296,7 +299,7 @@ def _report(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     first = multi.runs[targets[0]]
-    _report_skips(runner_result_with_all_errors(multi))
+    _report_skips(_problems_of_every_target(multi))
     report = build_report(multi, ruleset, settings, args.paths)
     text = render(report, fmt)
     if args.output_file is not None:
@@ -311,7 +314,7 @@ def _report(args: argparse.Namespace) -> int:
     return EXIT_ERROR if report.errors else EXIT_OK
 
 
-def runner_result_with_all_errors(multi: Any) -> RunResult:
+def _problems_of_every_target(multi: MultiTargetRun) -> RunResult:
     """One RunResult whose skips and errors cover every target, for the messages on stderr."""
     runs = list(multi.runs.values())
     errors = [(f"{label} ({run.target})" if len(runs) > 1 else label, why) for run in runs for label, why in run.errors]

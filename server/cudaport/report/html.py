@@ -260,6 +260,10 @@ def _work_section(report: Report) -> str:
     return "".join(parts)
 
 
+_WORK_COLUMNS = (
+    '<colgroup><col class="w-location"><col class="w-difficulty"><col class="w-rule"><col class="w-family">'
+    '<col class="w-name"><col class="w-why"></colgroup>'
+)
 Cell = tuple[str, int | None, str]  # shown text, sort value, css class
 
 
@@ -341,7 +345,7 @@ def _work_table(report: Report, target: str, items: list[WorkItem]) -> str:
     return (
         f'{heading}<div class="scroll"><table class="sortable work" id="work-table-{escape(target)}" '
         f'data-target="{escape(target)}"><caption>Every finding on {escape(label)} that a person must handle, blockers '
-        f"first.</caption><thead><tr>{headings}</tr></thead><tbody>{rows}</tbody></table></div>"
+        f"first.</caption>{_WORK_COLUMNS}<thead><tr>{headings}</tr></thead><tbody>{rows}</tbody></table></div>"
     )
 
 

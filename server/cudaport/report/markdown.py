@@ -36,12 +36,14 @@ def text(value: str) -> str:
 
 
 def code(value: str) -> str:
-    """A code span that survives any content: a fence longer than any backtick run inside, pipes escaped."""
+    """A code span that survives any content and table cells: a fence longer than any backtick run inside, and
+    pipes escaped as GFM tables want them (`\\|`, shown as `|`)."""
     value = " ".join(value.split())
     longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if value.startswith("`") or value.endswith("`") else ""
-    return f"{fence}{pad}{value.replace('|', '&#124;')}{pad}{fence}"
+    value = value.replace("|", "\\|")
+    return f"{fence}{pad}{value}{pad}{fence}"
 
 
 def _table(header: list[str], rows: list[list[str]], align_right: set[int] | None = None) -> list[str]:
