@@ -7,6 +7,7 @@ tests/artifacts/ (git-ignored) for a person to look at."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,7 +17,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import BrowserContext, Page, sync_playwright
 
-from cudaport.ruleset import load_ruleset
+from cudaport import cli
+from cudaport.ruleset import Target, load_ruleset
 from tooling import ensure_apt
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -36,28 +38,42 @@ CHROMIUM_FLAGS = [
 A4_PRINTABLE_PX = 703  # 210 mm less the report's 12 mm margins, at 96 px per inch
 
 
-@pytest.fixture(scope="module")
-def report_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+def stand_in(name: str) -> Target:
+    return Target(name, f"Stand-in {name[-1]}", "layout test stand-in: no counterparts", re.compile(r"(?!)"), ())
+
+
+@pytest.fixture(scope="module", params=["targets-of-the-rule-data", "three-targets"])
+def report_files(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, dict[str, Any]]:
+    """The report for every target the rule data defines (through the CLI, as users run it); and, so that the
+    side-by-side layout of three targets (hip,npu,mlu) is tested before the rule data has them, the same report
+    with stand-in targets added in this process only (nothing in the product knows them)."""
     out = tmp_path_factory.mktemp("browser")
-    for suffix in ("html", "json"):
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "cudaport",
-                "report",
-                "report_project",
-                "--target",
-                ",".join(ALL_TARGETS),
-                "-o",
-                str(out / f"report.{suffix}"),
-            ],
-            cwd=FIXTURES,
-            check=True,
-            capture_output=True,
-            timeout=300,
-        )
-    return out / "report.html", json.loads((out / "report.json").read_text(encoding="utf-8"))
+    if request.param == "targets-of-the-rule-data":
+        for suffix in ("html", "json"):
+            command = ["report", "report_project", "--target", ",".join(ALL_TARGETS), "-o", str(out / f"r.{suffix}")]
+            subprocess.run([sys.executable, "-m", "cudaport", *command], cwd=FIXTURES, check=True, capture_output=True)
+    else:
+        extra = [f"standin{i}" for i in range(1, max(0, 3 - len(ALL_TARGETS)) + 1)]
+        with pytest.MonkeyPatch.context() as patch:
+            for name in extra:
+                patch.setitem(load_ruleset().targets, name, stand_in(name))
+            patch.chdir(FIXTURES)
+            for suffix in ("html", "json"):
+                targets = ",".join(ALL_TARGETS + extra)
+                command = [
+                    "report",
+                    "report_project",
+                    "--target",
+                    targets,
+                    "--jobs",
+                    "1",
+                    "-o",
+                    str(out / f"r.{suffix}"),
+                ]
+                assert cli.main(command) == 0
+    return out / "r.html", json.loads((out / "r.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
@@ -103,11 +119,12 @@ def test_opens_offline_without_errors_or_requests(
     page, report, problems, requests = loaded
     page.wait_for_selector("svg#chart-targets")
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
-    page.pdf(path=str(ARTIFACTS / "report.pdf"), format="A4", print_background=True)
+    stem = f"report-{len(report['targets'])}-target{'s' if len(report['targets']) > 1 else ''}"
+    page.screenshot(path=str(ARTIFACTS / f"{stem}.png"), full_page=True)
+    page.pdf(path=str(ARTIFACTS / f"{stem}.pdf"), format="A4", print_background=True)
     assert problems == []
     assert requests == [report_files[0].as_uri()]
-    assert (ARTIFACTS / "report.png").stat().st_size > 10_000
+    assert (ARTIFACTS / f"{stem}.png").stat().st_size > 10_000
     assert page.title().startswith("CUDA migration assessment")
     visible = page.inner_text("body")
     for target in report["targets"]:
@@ -142,9 +159,10 @@ def test_charts_draw_the_numbers_of_the_json(loaded: tuple[Page, dict[str, Any],
     charts = {c["id"]: c for c in page.evaluate(CHART_DATA)}
     assert set(charts) == {"chart-targets", "chart-directories", "chart-apis"}
 
+    names = [t["name"] for t in report["targets"]]
     targets = charts["chart-targets"]
     assert targets["mode"] == "share"
-    for target in ALL_TARGETS:
+    for target in names:
         verdict = report["verdicts"][target]
         for measure in ("findings", "files"):
             [bar] = [b for b in targets["bars"] if b["target"] == target and b["measure"] == measure]
@@ -153,9 +171,11 @@ def test_charts_draw_the_numbers_of_the_json(loaded: tuple[Page, dict[str, Any],
     full = {round(sum(s["width"] for s in b["segments"]), 1) for b in targets["bars"] if b["total"]}
     assert len(full) == 1  # every share bar spans the same width
 
-    busy = [d for d in report["directories"] if any(d["targets"][t]["findings"]["total"] for t in ALL_TARGETS)]
+    busy = [d for d in report["directories"] if any(d["targets"][t]["findings"]["total"] for t in names)]
     directories = charts["chart-directories"]
-    assert [b["group"] for b in directories["bars"]] == [d["path"] for d in busy[:12] for _ in ALL_TARGETS]
+    assert [(b["group"], b["target"]) for b in directories["bars"]] == [
+        (d["path"], t) for d in busy[:12] for t in names
+    ]
     for bar in directories["bars"]:
         directory = next(d for d in busy if d["path"] == bar["group"])
         findings = directory["targets"][bar["target"]]["findings"]
@@ -163,7 +183,9 @@ def test_charts_draw_the_numbers_of_the_json(loaded: tuple[Page, dict[str, Any],
         assert bar["value"] == f"{findings['total']} findings"
 
     apis = charts["chart-apis"]
-    assert [b["group"] for b in apis["bars"]] == [a["symbol"] for a in report["apis"][:15] for _ in ALL_TARGETS]
+    assert [(b["group"], b["target"]) for b in apis["bars"]] == [
+        (a["symbol"], t) for a in report["apis"][:15] for t in names
+    ]
     for bar in apis["bars"]:
         api = next(a for a in report["apis"] if a["symbol"] == bar["group"])
         uses = api["targets"][bar["target"]]["uses"]

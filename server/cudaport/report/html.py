@@ -30,6 +30,12 @@ from .verdict import RANKING_RULE, scale_meanings
 
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 _HEAVIEST_FIRST = tuple(reversed(DIFFICULTIES))
+_SHORT = {
+    Difficulty.BLOCKER: "block.",
+    Difficulty.MANUAL: "man.",
+    Difficulty.MECHANICAL: "mech.",
+    Difficulty.PORTABLE: "port.",
+}
 
 
 @cache
@@ -89,10 +95,11 @@ def _num(value: int) -> str:
     return f'<td class="num" data-value="{value}">{value}</td>'
 
 
-def _heading(column: int, label: str, kind: str, css: str = "") -> str:
+def _heading(column: int, label: str, kind: str, css: str = "", title: str = "") -> str:
     """A sortable column heading (the script sorts by `data-col`; numbers heaviest first)."""
     klass = f' class="{css}"' if css else ""
-    return f'<th{klass} data-col="{column}" data-type="{kind}"><button type="button">{escape(label)}</button></th>'
+    tip = f' title="{escape(title)}"' if title else ""
+    return f'<th{klass}{tip} data-col="{column}" data-type="{kind}"><button type="button">{escape(label)}</button></th>'
 
 
 # ---- header -------------------------------------------------------------------------------------------------------
@@ -289,9 +296,11 @@ def _tally_table(
     for label, kind in leading:
         headings.append(_heading(column, label, kind, "num" if kind == "number" else ""))
         column += 1
+    short = len(names) >= 3  # side by side, full words would not fit an A4 page
     for _name in names:
         for difficulty in _HEAVIEST_FIRST:
-            headings.append(_heading(column, difficulty.label, "number", "num"))
+            label = _SHORT[difficulty] if short else difficulty.label
+            headings.append(_heading(column, label, "number", "num", title=difficulty.label if short else ""))
             column += 1
     body: list[str] = []
     for cells, tallies in rows:
