@@ -378,7 +378,7 @@ def _dependency_section(report: Report) -> str:
         '<div class="scroll"><table class="sortable" id="dependencies-table"><caption>CUDA libraries and API families, '
         "most used first, and what each target offers. Click a heading to sort.</caption><thead><tr>"
         f"{_heading(0, 'library or API family', 'text')}{_heading(1, 'uses', 'number', 'num')}"
-        f"{_heading(2, 'files', 'number', 'num')}{_heading(3, 'APIs used', 'text')}"
+        f"{_heading(2, 'files', 'number', 'num')}{_heading(3, 'names and constructs used', 'text')}"
         f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
     top = report.apis[:TOP_APIS]

@@ -180,7 +180,13 @@ def render_markdown(report: Report) -> str:
         )
     out.extend(
         _table(
-            ["library or API family", "uses", "files", "APIs used", *[f"{label} counterpart" for label in labels]],
+            [
+                "library or API family",
+                "uses",
+                "files",
+                "names and constructs used",
+                *[f"{label} counterpart" for label in labels],
+            ],
             dep_rows,
             {1, 2},
         )

@@ -22,6 +22,9 @@ from .tally import Tally
 from .verdict import Scale, judge, rank, ranking_key
 
 LANGUAGE_NAMES = {"c": "C/C++/CUDA", "python": "Python"}
+# Findings of these kinds are constructs matched by their shape (a literal 32, an `asm` block), not API names: they
+# count under their family in the dependencies, never in the list of APIs.
+PATTERN_KINDS = frozenset({"warp", "inline_asm"})
 
 
 def language_name(language: str) -> str:
@@ -346,7 +349,8 @@ def _dependencies(run: MultiTargetRun, ruleset: RuleSet, targets: list[str]) -> 
     for target, result in run.runs.items():
         for diag in result.diagnostics:
             by_rule[diag.rule][target].append(diag)
-            by_api[(diag.finding.symbol, diag.rule)][target].append(diag)
+            if diag.finding.data.get("kind") not in PATTERN_KINDS:
+                by_api[(diag.finding.symbol, diag.rule)][target].append(diag)
     dependencies = []
     for code, per_target in by_rule.items():
         rule = ruleset.rules.get(code)

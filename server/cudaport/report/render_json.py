@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from ..models import Difficulty
-from .model import Availability, Report, language_name
+from .model import Availability, Report
 from .tally import Tally
 from .verdict import MINOR_MAX_PERSON_FILE_SHARE, RANKING_RULE, scale_meanings
 
@@ -30,7 +30,7 @@ def report_document(report: Report) -> dict[str, Any]:
         "scanned": {
             "files": report.files_scanned,
             "lines": report.lines_scanned,
-            "languages": {language_name(k): v for k, v in sorted(report.languages.items())},
+            "languages": dict(sorted(report.languages.items())),
         },
         "skipped": [{"path": p.path, "reason": p.reason} for p in report.skipped],
         "errors": [{"target": p.target, "path": p.path, "message": p.reason} for p in report.errors],
@@ -62,7 +62,7 @@ def report_document(report: Report) -> dict[str, Any]:
             {
                 "path": f.path,
                 "directory": f.directory,
-                "language": language_name(f.language),
+                "language": f.language,
                 "lines": f.lines,
                 "targets": {
                     t: {
