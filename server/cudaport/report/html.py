@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from functools import cache
 from html import escape
 from importlib import resources
+from pathlib import PurePosixPath
 
 from ..models import Difficulty
 from .checklist import CheckItem
@@ -227,7 +228,11 @@ def _work_section(report: Report) -> str:
     heavy = [d for d in report.directories if any(d.findings[n].total for n in names)][:TOP_DIRECTORIES]
     chart = ""
     if heavy:
-        groups = [Group(d.path, [Bar(report.label(n), d.findings[n], {"target": n}) for n in names]) for d in heavy]
+        labels = _without_common_folder([d.path for d in heavy])
+        groups = [
+            Group(d.path, [Bar(report.label(n), d.findings[n], {"target": n}) for n in names], label)
+            for d, label in zip(heavy, labels, strict=True)
+        ]
         more = len([d for d in report.directories if any(d.findings[n].total for n in names)]) - len(heavy)
         caption = f"Findings per directory by difficulty, heaviest first (top {len(heavy)}"
         caption += f"; {more} more in the table)." if more > 0 else ")."
@@ -271,6 +276,18 @@ _WORK_COLUMNS = (
     '<colgroup><col class="w-location"><col class="w-difficulty"><col class="w-rule"><col class="w-family">'
     '<col class="w-name"><col class="w-why"></colgroup>'
 )
+
+
+def _without_common_folder(paths: list[str]) -> list[str]:
+    """Chart labels: the paths without the folders they all share (the tables keep the paths as `check` prints
+    them)."""
+    parts = [PurePosixPath(p).parts for p in paths]
+    shared = 0
+    while parts and all(len(p) > shared + 1 and p[shared] == parts[0][shared] for p in parts):
+        shared += 1
+    return [str(PurePosixPath(*p[shared:])) if shared else path for p, path in zip(parts, paths, strict=True)]
+
+
 Cell = tuple[str, int | None, str]  # shown text, sort value, css class
 
 

@@ -23,6 +23,7 @@ ROW = 16  # bar height
 BAR_GAP = 3  # between the bars of one group
 GROUP_GAP = 10  # between groups
 GROUP_LABEL = 210  # width of the group label column
+LABEL_CHARS = 29  # what fits in it at the chart's font size
 BAR_LABEL = 64  # width of the per-bar label column (several bars in a group)
 VALUE = 110  # room for the value written after the bar
 LEGEND = 26  # height of the legend line
@@ -39,8 +40,13 @@ class Bar:
 
 @dataclass
 class Group:
-    label: str
+    name: str  # what the group stands for (a directory, an API), carried in `data-group`
     bars: list[Bar]
+    label: str = ""  # what is written beside it, when shorter than the name
+
+    @property
+    def shown(self) -> str:
+        return self.label or self.name
 
 
 def stacked_bars(chart_id: str, title: str, groups: Sequence[Group], share: bool = False) -> str:
@@ -61,7 +67,7 @@ def stacked_bars(chart_id: str, title: str, groups: Sequence[Group], share: bool
             y += ROW + (BAR_GAP if index < len(group.bars) - 1 else 0)
         middle = (top + y) / 2 + 4
         parts.append(
-            _text(GROUP_LABEL - 8, middle, _shorten(group.label, 34), "group-label", anchor="end", full=group.label)
+            _text(GROUP_LABEL - 8, middle, _shorten(group.shown, LABEL_CHARS), "group-label", "end", group.name)
         )
         y += GROUP_GAP
     height = y + 4
@@ -83,7 +89,7 @@ def _bar(
     scale_total = total if share else largest
     attrs = "".join(f' data-{escape(k)}="{escape(v)}"' for k, v in bar.attrs.items())
     out = [
-        f'<g class="bar" data-chart="{escape(chart_id)}" data-group="{escape(group.label)}" '
+        f'<g class="bar" data-chart="{escape(chart_id)}" data-group="{escape(group.name)}" '
         f'data-bar="{escape(bar.label)}" data-total="{total}"{attrs}>'
     ]
     offset = 0.0
@@ -92,7 +98,7 @@ def _bar(
         if not count:
             continue
         width = area * count / scale_total if scale_total else 0.0
-        tip = f"{group.label} · {bar.label}: {count} {difficulty.label} of {total} {bar.unit}"
+        tip = f"{group.name} · {bar.label}: {count} {difficulty.label} of {total} {bar.unit}"
         out.append(
             f'<rect x="{x + offset:.2f}" y="{y}" width="{width:.2f}" height="{ROW}" fill="{COLORS[difficulty]}" '
             f'data-difficulty="{difficulty.label}" data-count="{count}"><title>{escape(tip)}</title></rect>'
@@ -124,5 +130,18 @@ def _text(x: float, y: float, text: str, css: str, anchor: str = "start", full: 
 
 
 def _shorten(text: str, limit: int) -> str:
-    """Long paths keep their end, which names the directory or symbol."""
-    return text if len(text) <= limit else "…" + text[-(limit - 1) :]
+    """A long path keeps its first folder and as much of its end as fits (`csrc/…/attn/gemm`), so that paths
+    that end alike stay apart; anything else keeps its end."""
+    if len(text) <= limit:
+        return text
+    parts = text.split("/")
+    if len(parts) > 2:
+        tail: list[str] = []
+        for part in reversed(parts[1:]):
+            candidate = "/".join([parts[0], "…", part, *tail])
+            if len(candidate) > limit:
+                break
+            tail.insert(0, part)
+        if tail:
+            return "/".join([parts[0], "…", *tail])
+    return "…" + text[-(limit - 1) :]
