@@ -1,4 +1,4 @@
-"""The `cudaport` command: check, fix, rule, serve, report.
+"""The `cudaport` command: check, fix, report, rule, serve.
 
 Exit codes: 0 nothing at or above --fail-on, 1 findings (or, for `fix --diff`, changes to make),
 2 usage, configuration or internal error."""
@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from . import __version__
 from .config import ConfigError, Settings, load_settings
@@ -20,6 +20,9 @@ from .output import RunResult
 from .output.formats import render_github, render_json, render_sarif, render_statistics, render_text
 from .output.ruledoc import all_rules_markdown, rule_markdown, rule_text
 from .ruleset import RuleDataError, load_ruleset
+
+if TYPE_CHECKING:
+    from .runner import MultiTargetRun
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -89,6 +92,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _selection_options(fix)
 
+    report = sub.add_parser(
+        "report",
+        help="migration assessment: how much runs unchanged, what a tool rewrites, what a person redoes, per target",
+        description="Assess a port: the verdict per target, where the work is, what the code depends on, and what "
+        "to verify afterwards. --target takes several targets, comma-separated (hip,npu,mlu).",
+    )
+    report.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
+    report.add_argument(
+        "--format",
+        choices=("html", "md", "markdown", "json"),
+        help="html, md or json (default: from the -o suffix, else md)",
+    )
+    report.add_argument("-o", "--output-file", type=Path, help="write the report here (.html, .md or .json)")
+    report.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
+    _selection_options(report)
+
     rule = sub.add_parser("rule", help="explain a rule: what, why, example, fix safety")
     rule.add_argument("code", nargs="?", help="a rule code such as CP1001")
     rule.add_argument("--all", action="store_true", help="every rule")
@@ -112,6 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(args)
         if args.command == "fix":
             return _fix(args)
+        if args.command == "report":
+            return _report(args)
         if args.command == "rule":
             return _rule(args)
         if args.command == "serve":
@@ -237,6 +258,67 @@ def _fix(args: argparse.Namespace) -> int:
     if args.fail_on == "never":
         return EXIT_ERROR if result.run.errors else EXIT_OK
     return _exit_code(result.run, settings.fail_on)
+
+
+def _report_targets(value: str | None) -> list[str]:
+    targets = _split(value) or []
+    known = load_ruleset().targets
+    for target in targets:
+        if target not in known:
+            raise UsageError(f"unknown target {target!r} (known: {', '.join(known)})")
+    return list(dict.fromkeys(targets))
+
+
+def _report_format(args: argparse.Namespace) -> str:
+    from .report import format_for
+
+    if args.format:
+        return "md" if args.format == "markdown" else str(args.format)
+    if args.output_file is None:
+        return "md"
+    fmt = format_for(args.output_file)
+    if fmt is None:
+        raise UsageError(f"cannot tell the format from {str(args.output_file)!r}: give --format html, md or json")
+    return fmt
+
+
+def _report(args: argparse.Namespace) -> int:
+    from . import runner
+    from .progress import ProgressBar
+    from .report import build_report, render
+
+    targets = _report_targets(args.target)
+    fmt = _report_format(args)
+    args.target = targets[0] if targets else None  # the configuration is resolved (and checked) as for `check`
+    settings = settings_from_args(args)
+    targets = targets or [settings.target]
+    ruleset = load_ruleset(settings.extra_rules)
+    progress = ProgressBar(sys.stderr, enabled=False if args.no_progress else None)
+    try:
+        multi = runner.check_targets(args.paths, settings, targets, jobs=args.jobs, progress=progress)
+    finally:
+        progress.close()
+    first = multi.runs[targets[0]]
+    _report_skips(_problems_of_every_target(multi))
+    report = build_report(multi, ruleset, settings, args.paths)
+    text = render(report, fmt)
+    if args.output_file is not None:
+        try:
+            args.output_file.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.output_file}: {exc.strerror or exc}") from exc
+        verdicts = ", ".join(f"{report.label(t)}: {report.summaries[t].scale.title.lower()}" for t in targets)
+        print(f"cudaport: wrote {args.output_file} ({first.files_scanned} files; {verdicts})", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return EXIT_ERROR if report.errors else EXIT_OK
+
+
+def _problems_of_every_target(multi: MultiTargetRun) -> RunResult:
+    """One RunResult whose skips and errors cover every target, for the messages on stderr."""
+    runs = list(multi.runs.values())
+    errors = [(f"{label} ({run.target})" if len(runs) > 1 else label, why) for run in runs for label, why in run.errors]
+    return RunResult(runs[0].target, runs[0].files_scanned, [], runs[0].skipped, errors)
 
 
 def _rule(args: argparse.Namespace) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import bisect
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -135,6 +135,28 @@ class Engine:
         except Exception as exc:  # one bad file must not stop a run over a whole tree
             result.error = f"internal error while analysing: {type(exc).__name__}: {exc}"
         return result
+
+    def check_path_targets(self, source_path: SourcePath, targets: Sequence[str]) -> dict[str, FileResult]:
+        """`check_path` for several targets at once: the file is read and parsed once, then analysed per target
+        (the analyzers' findings depend on the target, the tree does not)."""
+        results = {t: FileResult(source_path.label, source_path.path, source_path.language) for t in targets}
+        try:
+            source = read_source(source_path.path, self.settings.max_file_size)
+        except SkipFile as exc:
+            for result in results.values():
+                result.skipped = str(exc)
+            return results
+        tree: Any | None = None
+        for target, result in results.items():
+            result.source = source
+            try:
+                context = self.context_for(source_path.path, source.data, target)
+                result.findings, tree = self.check_data(
+                    source.data, source_path.language, source_path.path, tree=tree, context=context
+                )
+            except Exception as exc:  # one bad file must not stop a run over a whole tree
+                result.error = f"internal error while analysing: {type(exc).__name__}: {exc}"
+        return results
 
     def check_text(self, text: str, path: str = "buffer.cu") -> list[Finding]:
         """Convenience for tools and tests: analyse a string as if it were the file `path`."""

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from .config import Settings
 from .engine import Engine, FileResult
@@ -18,6 +19,7 @@ from .project import ProjectIndex
 from .source import LineIndex, SkipFile, read_source, write_atomic
 
 Progress = Callable[[int, int], None]
+Outcome = TypeVar("Outcome")
 PARALLEL_THRESHOLD = 48
 
 
@@ -132,14 +134,14 @@ def _roots(paths: list[str], settings: Settings) -> list[Path]:
 
 
 def _map(
-    function: Callable[..., FileOutcome],
+    function: Callable[[Any], Outcome],
     jobs: Iterable[object],
     count: int,
     settings: Settings,
     roots: list[Path],
     workers: int,
     progress: Progress | None,
-) -> Iterator[FileOutcome]:
+) -> Iterator[Outcome]:
     if workers <= 1 or count < 2:
         _init_worker(settings, roots)
         for done, job in enumerate(jobs, start=1):
@@ -223,3 +225,86 @@ def fix(
             diffs.append(outcome.diff)
     result = RunResult(settings.target, scanned, sort_diagnostics(diagnostics), skipped, errors)
     return FixResult(result, fixed, changed, diffs)
+
+
+# ---- several targets in one pass (the migration report) -----------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class ScannedFile:
+    """A file that was analysed: its label, language and size in lines (the report weighs directories by it)."""
+
+    label: str
+    language: str
+    lines: int
+
+
+@dataclass
+class MultiTargetRun:
+    """One `check` result per target over the same files, plus the files themselves."""
+
+    files: list[ScannedFile]
+    runs: dict[str, RunResult]
+
+
+@dataclass
+class TargetsOutcome:
+    """What a worker sends back for one file analysed for several targets."""
+
+    label: str
+    language: str
+    lines: int = 0
+    skipped: str | None = None
+    errors: dict[str, str] = field(default_factory=dict)
+    diagnostics: dict[str, list[Diagnostic]] = field(default_factory=dict)
+
+
+def _check_targets_one(job: tuple[SourcePath, tuple[str, ...]]) -> TargetsOutcome:
+    source_path, targets = job
+    results = _engine().check_path_targets(source_path, targets)
+    first = results[targets[0]]
+    outcome = TargetsOutcome(source_path.label, source_path.language, skipped=first.skipped)
+    if first.source is None:
+        return outcome
+    data = first.source.data
+    outcome.lines = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+    index: LineIndex | None = None  # built once, and only for a file with findings
+    for target, result in results.items():
+        if result.error:
+            outcome.errors[target] = result.error
+        if result.findings:
+            index = index or LineIndex(data)
+            outcome.diagnostics[target] = locate(source_path.label, result.findings, index)
+    return outcome
+
+
+def check_targets(
+    paths: list[str],
+    settings: Settings,
+    targets: Sequence[str],
+    jobs: int = 1,
+    progress: Progress | None = None,
+) -> MultiTargetRun:
+    """`check` for each of `targets` over the same files, reading and parsing every file once.
+
+    Each target's RunResult is what `check --target T` gives with the same settings."""
+    if not targets:
+        raise ValueError("no target given")
+    wanted = tuple(dict.fromkeys(targets))
+    run = collect(paths, settings)
+    workers = worker_count(jobs, len(run.files))
+    skipped = [(s.label, s.reason) for s in run.skipped]
+    files: list[ScannedFile] = []
+    diagnostics: dict[str, list[Diagnostic]] = {t: [] for t in wanted}
+    errors: dict[str, list[tuple[str, str]]] = {t: [] for t in wanted}
+    jobs_list = [(f, wanted) for f in run.files]
+    roots = _roots(paths, settings)
+    for outcome in _map(_check_targets_one, jobs_list, len(jobs_list), settings, roots, workers, progress):
+        if outcome.skipped:
+            skipped.append((outcome.label, outcome.skipped))
+            continue
+        files.append(ScannedFile(outcome.label, outcome.language, outcome.lines))
+        for target in wanted:
+            if target in outcome.errors:
+                errors[target].append((outcome.label, outcome.errors[target]))
+            diagnostics[target].extend(outcome.diagnostics.get(target, ()))
+    runs = {t: RunResult(t, len(files), sort_diagnostics(diagnostics[t]), list(skipped), errors[t]) for t in wanted}
+    return MultiTargetRun(files, runs)

@@ -1,0 +1,167 @@
+"""`cudaport report` against `cudaport check` on a real corpus, timed side by side in one run.
+
+The corpus is a source distribution from PyPI, downloaded at run time into bench/.corpus/ (git-ignored):
+DeepSpeed (about 430 C/C++/CUDA files) by default, llama-cpp-python (llama.cpp's ggml-cuda, larger) on request.
+Both commands run as the user runs them (the `cudaport` CLI in a fresh process), alternately, several times; the
+best time of each is compared. Target: the report (any format) within 2x of `check` for the same tree and target,
+and a multi-target report within 2x of `check` run once per target.
+
+    .venv/bin/python bench/bench_report.py                       # DeepSpeed, every target, 3 rounds
+    .venv/bin/python bench/bench_report.py --corpus llama-cpp-python --rounds 5 --jobs 1
+
+Prints the figures and exits 1 when a ratio misses the target."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+CORPUS_DIR = ROOT / ".corpus"
+CORPORA = {
+    "deepspeed": "deepspeed==0.19.8",
+    "llama-cpp-python": "llama-cpp-python==0.3.36",
+}
+LIMIT = 2.0
+
+
+def fetch(name: str) -> Path:
+    """The unpacked source distribution, downloaded once with pip into bench/.corpus/."""
+    spec = CORPORA[name]
+    folder = CORPUS_DIR / spec.replace("==", "-")
+    if folder.is_dir():
+        return folder
+    CORPUS_DIR.mkdir(exist_ok=True)
+    download = CORPUS_DIR / "downloads"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", spec, "-d", str(download)],
+        check=True,
+    )
+    stem = spec.replace("==", "-")
+    [archive] = [p for p in download.iterdir() if p.name.lower().replace("_", "-").startswith(stem)]
+    with tempfile.TemporaryDirectory(dir=CORPUS_DIR) as tmp, tarfile.open(archive) as tar:
+        tar.extractall(tmp, filter="data")  # no absolute paths, links out of the folder or device files
+        [unpacked] = list(Path(tmp).iterdir())
+        unpacked.rename(folder)
+    return folder
+
+
+def python_supported() -> bool:
+    from cudaport.config import Settings
+    from cudaport.engine import Engine
+
+    return Engine(Settings()).supports("python")
+
+
+def timed(command: list[str], cwd: Path) -> float:
+    start = time.perf_counter()
+    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if result.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} failed ({result.returncode}):\n{result.stderr}")
+    return elapsed
+
+
+def main() -> int:
+    from cudaport.ruleset import load_ruleset
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", choices=sorted(CORPORA), default="deepspeed")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--jobs", default="0", help="--jobs for both commands (0: automatic, as users run them)")
+    args = parser.parse_args()
+
+    tree = fetch(args.corpus)
+    targets = list(load_ruleset().targets)
+    cli = [sys.executable, "-m", "cudaport"]
+    common = ["--jobs", args.jobs]
+    if not python_supported():  # until the Python analyzer lands, `check` reports .py files as errors
+        common += ["--extend-exclude", "*.py,*.pyi"]
+    out = Path(tempfile.mkdtemp(prefix="bench-report-"))
+
+    # what the tree holds, and one check of each kind to be sure both commands agree on it
+    probe = out / "probe.json"
+    subprocess.run(
+        [*cli, "report", str(tree), "--target", targets[0], "-o", str(probe), *common], check=True, capture_output=True
+    )
+    document = json.loads(probe.read_text(encoding="utf-8"))
+    files, lines = document["scanned"]["files"], document["scanned"]["lines"]
+    findings = document["verdicts"][targets[0]]["findings"]["total"]
+    print(
+        f"corpus: {tree.relative_to(ROOT.parent)} — {files} files, {lines} lines, {findings} findings for "
+        f"{targets[0]}; jobs={args.jobs}; best of {args.rounds} rounds"
+    )
+
+    commands: dict[str, list[str]] = {}
+    for target in targets:
+        commands[f"check {target}"] = [
+            *cli,
+            "check",
+            str(tree),
+            "--target",
+            target,
+            "--format",
+            "json",
+            "-o",
+            str(out / f"check-{target}.json"),
+            "--exit-zero",
+            *common,
+        ]
+        for fmt in ("json", "md", "html"):
+            commands[f"report {target} {fmt}"] = [
+                *cli,
+                "report",
+                str(tree),
+                "--target",
+                target,
+                "-o",
+                str(out / f"report-{target}.{fmt}"),
+                *common,
+            ]
+    if len(targets) > 1:
+        commands["report all html"] = [
+            *cli,
+            "report",
+            str(tree),
+            "--target",
+            ",".join(targets),
+            "-o",
+            str(out / "report-all.html"),
+            *common,
+        ]
+    best = {name: float("inf") for name in commands}
+    for _ in range(args.rounds):
+        for name, command in commands.items():  # alternating, so load on the machine hits every command alike
+            best[name] = min(best[name], timed(command, ROOT.parent))
+
+    failed = False
+    print(f"{'command':<26}{'seconds':>9}{'files/s':>10}{'vs check':>10}")
+    for target in targets:
+        base = best[f"check {target}"]
+        print(f"{'check ' + target:<26}{base:>9.2f}{files / base:>10.0f}{1.0:>10.2f}")
+        for fmt in ("json", "md", "html"):
+            seconds = best[f"report {target} {fmt}"]
+            ratio = seconds / base
+            failed |= ratio > LIMIT
+            print(f"{'report ' + target + ' ' + fmt:<26}{seconds:>9.2f}{files / seconds:>10.0f}{ratio:>10.2f}")
+    if len(targets) > 1:
+        base = sum(best[f"check {t}"] for t in targets)
+        seconds = best["report all html"]
+        ratio = seconds / base
+        failed |= ratio > LIMIT
+        print(
+            f"{'report ' + ','.join(targets) + ' html':<26}{seconds:>9.2f}{files / seconds:>10.0f}{ratio:>10.2f}"
+            "  (vs check once per target)"
+        )
+    print(f"target: report within {LIMIT:.0f}x of check — {'MISSED' if failed else 'met'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
