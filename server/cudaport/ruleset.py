@@ -127,6 +127,7 @@ _KIND_WORDS = {
     "header": "header",
     "namespace": "namespace",
     "pattern": "construct",
+    "api": "API",
 }
 
 
@@ -151,7 +152,7 @@ class RuleSet:
             return found
         for candidate in self.prefixes:
             if name.startswith(candidate.name) and len(name) > len(candidate.name):
-                return candidate
+                return _renamed(candidate, name)  # messages name what the code says, not the prefix
         return None
 
     @functools.cached_property
