@@ -30,6 +30,7 @@ _WORD = re.compile(rb"[A-Za-z_]\w*")
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
 _NAME_NODES = frozenset({"identifier", "type_identifier", "namespace_identifier", "primitive_type"})
 _CALLABLE_KINDS = frozenset({"function", "device_function"})
+_RETURN_DECLARATORS = frozenset({"pointer_declarator", "reference_declarator"})
 
 
 @dataclass
@@ -149,8 +150,7 @@ class CFamilyAnalyzer:
             if node.type == "field_identifier":
                 continue
             name = match.group(0).decode()
-            parent = node.parent
-            if parent is not None and parent.type == "function_declarator" and not in_macro:
+            if not in_macro and _defines_function(node):
                 user_defined.add(name)  # the user's own function of that name: none of its uses are CUDA's
                 continue
             hits.append((start, end, name, node, in_macro))
@@ -308,6 +308,18 @@ class CFamilyAnalyzer:
             shim = scan.context.shims.get(finding.symbol)
             if shim is not None:
                 _downgrade(finding, f"already mapped to `{shim.replacement}` by {shim.header}")
+
+
+def _defines_function(node: Node) -> bool:
+    """`node` names the function of a definition with a body (`int cuCount(...) { ... }`). A prototype only
+    re-declares the CUDA function, and half-typed code often parses a call as a declarator inside an ERROR."""
+    declarator = node.parent
+    if declarator is None or declarator.type != "function_declarator":
+        return False
+    outer = declarator.parent  # through `T* f(...)` and `T& f(...)` to the definition
+    while outer is not None and outer.type in _RETURN_DECLARATORS:
+        outer = outer.parent
+    return outer is not None and outer.type == "function_definition" and outer.child_by_field_name("body") is not None
 
 
 def _downgrade(finding: Finding, why: str) -> None:
