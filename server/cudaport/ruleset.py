@@ -149,7 +149,7 @@ class RuleSet:
             return found
         for candidate in self.prefixes:
             if name.startswith(candidate.name) and len(name) > len(candidate.name):
-                return candidate
+                return _renamed(candidate, name)  # messages and fixes name what the code says, not the pattern
         return None
 
     @functools.cached_property
