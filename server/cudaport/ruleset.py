@@ -69,6 +69,7 @@ class Rule:
     counterparts: Mapping[str, str]  # target -> what to use instead, in words (for rules without a name table)
     renames: bool  # whether a counterpart name is offered as a rewrite
     docs: RuleDocs
+    versions: str = "CUDA"  # whose release numbers the deprecated/removed columns hold (cuDNN has its own)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +201,7 @@ class RuleSet:
     def format_message(
         self, rule: Rule, kind: str, target: str, symbol: Symbol, replacement: str, extra_note: str = ""
     ) -> str:
-        notes = [n for n in (extra_note, symbol.note, _lifecycle(symbol)) if n]
+        notes = [n for n in (extra_note, symbol.note, _lifecycle(symbol, rule.versions)) if n]
         counterpart = rule.counterparts.get(target, "")
         template = rule.messages.get(kind) or _GENERIC_MESSAGES.get(kind, _GENERIC_MESSAGES["unmapped"])
         label = self.targets[target].label if target in self.targets else target
@@ -219,11 +220,11 @@ class RuleSet:
             return f"{rule.subject} `{symbol.name}` ({rule.code}; bad message template: {exc})"
 
 
-def _lifecycle(symbol: Symbol) -> str:
+def _lifecycle(symbol: Symbol, product: str) -> str:
     if symbol.removed:
-        return f"removed in CUDA {symbol.removed}"
+        return f"removed in {product} {symbol.removed}"
     if symbol.deprecated:
-        return f"deprecated since CUDA {symbol.deprecated}"
+        return f"deprecated since {product} {symbol.deprecated}"
     return ""
 
 
@@ -310,6 +311,7 @@ def _parse_rule(entry: Mapping[str, Any], where: str, ruleset: RuleSet) -> Rule:
         messages={str(k): str(v) for k, v in entry.get("message", {}).items()},
         counterparts={str(k): str(v) for k, v in entry.get("counterpart", {}).items()},
         renames=bool(entry.get("renames", True)),
+        versions=str(entry.get("versions", "CUDA")),
         docs=RuleDocs(
             what=str(docs.get("what", "")).strip(),
             why=str(docs.get("why", "")).strip(),
