@@ -21,7 +21,7 @@ from .base import FileContext
 from .calls import CallRewrite, load_call_rewrites
 from .clex import in_spans, literal_and_comment_spans
 from .preproc import GuardIndex, guarded_regions, shim_definitions
-from .tsutil import C_COMMENT_OR_STRING, in_device_code, is_called, node_at
+from .tsutil import C_COMMENT_OR_STRING, in_device_code, is_called, node_at, text
 
 CUDA_LANGUAGE = Language(tree_sitter_cuda.language())
 _COMMENTS = Query(CUDA_LANGUAGE, "(comment) @comment")
@@ -97,7 +97,14 @@ class CFamilyAnalyzer:
         self.ruleset = ruleset
         self.parser = Parser(CUDA_LANGUAGE)
         self._symbol_words = frozenset(name.encode() for name in ruleset.symbols)
-        self._namespace_words = frozenset(name.encode() for name in ruleset.namespaces)
+        # `thrust::cuda` rows match the last component where the enclosing scopes spell the rest
+        self._qualified: dict[str, list[Symbol]] = {}
+        for name, symbol in ruleset.namespaces.items():
+            if "::" in name:
+                self._qualified.setdefault(name.rsplit("::", 1)[1], []).append(symbol)
+        self._namespace_words = frozenset(
+            name.encode() for name in [*ruleset.namespaces, *self._qualified] if "::" not in name
+        )
         prefix = ruleset.prefix_pattern
         self._prefix = re.compile(prefix.pattern.encode()) if prefix is not None else None
         self._calls: dict[tuple[str, str], CallRewrite] = load_call_rewrites(ruleset.tables.get("calls"))
@@ -157,13 +164,27 @@ class CFamilyAnalyzer:
         for start, end, name, node, in_macro in hits:
             if name in user_defined:
                 continue
-            finding: Finding | None
+            finding: Finding | None = None
             if name.encode() in namespace_words and self._is_namespace_use(node, in_macro):
-                finding = self._namespace_finding(scan, start, end, name)
+                namespace = self._namespace_symbol(name, node)
+                if namespace is not None:
+                    finding = self._namespace_finding(scan, start, end, name, namespace)
             else:
                 finding = self._symbol_finding(scan, start, end, name, node, in_macro)
             if finding is not None:
                 yield finding
+
+    def _namespace_symbol(self, name: str, node: Node) -> Symbol | None:
+        """The namespace row for this use: a qualified row (`thrust::cuda`) whose scopes match, else the plain
+        row, unless an enclosing namespace already has a row (`nvcuda::wmma` is one use of tensor cores)."""
+        scopes = _enclosing_scopes(node)
+        written = "::".join([*scopes, name])
+        for candidate in self._qualified.get(name, ()):
+            if written == candidate.name or written.endswith("::" + candidate.name):
+                return candidate
+        if scopes and scopes[-1] in self.ruleset.namespaces:
+            return None
+        return self.ruleset.namespaces.get(name)
 
     @staticmethod
     def _is_namespace_use(node: Node, in_macro: bool) -> bool:
@@ -174,15 +195,17 @@ class CFamilyAnalyzer:
         parent = node.parent
         return node.type == "identifier" and parent is not None and parent.type == "using_declaration"
 
-    def _namespace_finding(self, scan: Scan, start: int, end: int, name: str) -> Finding:
-        symbol = self.ruleset.namespaces[name]
+    def _namespace_finding(self, scan: Scan, start: int, end: int, name: str, symbol: Symbol) -> Finding:
         outcome = self.ruleset.outcome(symbol, scan.context.target)
+        replacement = outcome.replacement
+        if replacement and "::" in symbol.name:  # the edit replaces the last component only
+            outcome = Outcome(outcome.difficulty, replacement.rsplit("::", 1)[-1], outcome.message, outcome.rewrite)
         return scan.finding(
             symbol.rule,
             start,
             end,
             outcome,
-            name,
+            symbol.name,
             self._rename_fix(name, outcome, start, end),
             {"library": symbol.library, "kind": "namespace"},
         )
@@ -308,6 +331,23 @@ class CFamilyAnalyzer:
             shim = scan.context.shims.get(finding.symbol)
             if shim is not None:
                 _downgrade(finding, f"already mapped to `{shim.replacement}` by {shim.header}")
+
+
+def _enclosing_scopes(node: Node) -> list[str]:
+    """The namespaces written before `node` in a qualified name: ["nvcuda"] for the `wmma` of `nvcuda::wmma::x`."""
+    qualified = node.parent
+    if qualified is None or qualified.type != "qualified_identifier" or qualified.child_by_field_name("scope") != node:
+        return []
+    scopes: list[str] = []
+    while True:
+        outer = qualified.parent
+        if outer is None or outer.type != "qualified_identifier" or outer.child_by_field_name("name") != qualified:
+            return scopes
+        scope = outer.child_by_field_name("scope")
+        if scope is None or scope.type != "namespace_identifier":
+            return scopes
+        scopes.insert(0, text(scope))
+        qualified = outer
 
 
 def _defines_function(node: Node) -> bool:
