@@ -180,6 +180,8 @@ def _owner_name(node: Node) -> str | None:
 
 
 def _shared_arrays(scan: Scan) -> Iterator[Finding]:
+    """One finding per `__shared__` array with a warp-sized dimension: `[32]`, `[33]`, `[32 + 1]`, `[1024 / 32]`.
+    A size written with a warp constant (`[WARP_SIZE]`) follows the constant, whose definition is reported."""
     for match in _SHARED.finditer(scan.data):
         start, end = match.span()
         if not scan.wanted(start):
@@ -190,32 +192,57 @@ def _shared_arrays(scan: Scan) -> Iterator[Finding]:
         declaration = ancestor(found[0], frozenset({"declaration", "field_declaration"}), limit=4)
         if declaration is None:
             continue
-        for size in _array_sizes(declaration):
-            value = text(size)
-            if value in ("32", "33"):
-                yield _make(
-                    scan,
-                    SHARED_ARRAY,
-                    size.start_byte,
-                    size.end_byte,
-                    value,
-                    f"`__shared__` array sized by {value}: one slot per lane or warp assumes 32-lane warps; "
-                    f"{_label(scan)} wavefronts have 64 lanes",
-                )
+        for array in _array_declarators(declaration):
+            size = next((s for s in _dimensions(array) if _warp_sized(s)), None)
+            if size is None:
+                continue
+            value = " ".join(text(size).split())
+            yield _make(
+                scan,
+                SHARED_ARRAY,
+                size.start_byte,
+                size.end_byte,
+                value,
+                f"`__shared__` array sized by `{value}`: one slot per lane or warp assumes 32-lane warps; "
+                f"{_label(scan)} wavefronts have 64 lanes",
+            )
 
 
-def _array_sizes(declaration: Node) -> Iterator[Node]:
+def _array_declarators(declaration: Node) -> Iterator[Node]:
+    """The outermost array declarator of each variable declared (`a[32][33], b[32]` gives two)."""
     stack = [declaration]
     while stack:
         node = stack.pop()
         for child in node.children:
             if child.type == "array_declarator":
-                size = child.child_by_field_name("size")
-                if size is not None and size.type == "number_literal":
-                    yield size
+                yield child
+            elif child.type == "init_declarator":
                 stack.append(child)
-            elif child.type in ("init_declarator",):
-                stack.append(child)
+
+
+def _dimensions(array: Node) -> list[Node]:
+    """Sizes of a (possibly multi-dimensional) array declarator, first dimension first."""
+    sizes: list[Node] = []
+    node: Node | None = array
+    while node is not None and node.type == "array_declarator":
+        size = node.child_by_field_name("size")
+        if size is not None:
+            sizes.insert(0, size)
+        node = node.child_by_field_name("declarator")
+    return sizes
+
+
+def _warp_sized(size: Node) -> bool:
+    if size.type == "number_literal":
+        return text(size) in ("32", "33")
+    if size.type == "parenthesized_expression":
+        return any(_warp_sized(child) for child in size.named_children)
+    if size.type == "binary_expression":
+        return any(
+            child is not None and child.type in ("number_literal", "parenthesized_expression") and _warp_sized(child)
+            for child in (size.child_by_field_name("left"), size.child_by_field_name("right"))
+        )
+    return False
 
 
 def _make(scan: Scan, rule_code: str, start: int, end: int, symbol: str, message: str) -> Finding:
