@@ -23,7 +23,11 @@ FULL_MASK = "CP2004"
 SHARED_ARRAY = "CP2006"
 
 _GATE = re.compile(rb"threadIdx|__global__|__device__|__shared__|[Ww][Aa][Rr][Pp]|[Ll]ane|__shfl|__ballot|MASK|[Mm]ask")
-_LITERAL = re.compile(rb"(?<![\w.])(?:32|31|33|0[xX]1[fF]|0[xX][fF]{8}[uUlL]{0,3})(?![\w.])|>>\s*(5)(?![\w.])")
+_LITERAL = re.compile(
+    rb"(?<![\w.])(?:32|31|33|0[xX]1[fF]|0[xX][fF]{8}[uUlL]{0,3})(?![\w.])|>>\s*(5)(?![\w.])"
+    # a 5 given to a name that says log2 of the warp size: `#define WARP_SIZE_BITS 5`, `kLogWarpSize = 5`
+    rb"|(?i:warp\w*(?:bits|log|shift)|log2?_?warp)\w*[ \t]*=?[ \t]*\(?[ \t]*(5)(?![\w.])"
+)
 _SHARED = re.compile(rb"(?<![\w$])__shared__(?![\w$])")
 _LANEISH = re.compile(
     r"threadIdx|blockDim|lane|warp|\bwid\b|\btid\b|\btidx\b|thread_?id|thread_?idx|local_?id|\btx\b",
@@ -31,6 +35,14 @@ _LANEISH = re.compile(
 )
 _WARP_CONSTANT = re.compile(
     r"warp_?size|warpsize|warp_?sz|threads_?per_?warp|warp_?threads|warp_?width|lanes_?per_?warp|^k?warp$",
+    re.IGNORECASE,
+)
+_WARP_LOG = re.compile(r"warp\w*(bits|log|shift)|log2?_?warp", re.IGNORECASE)
+# Variables whose name says they hold a lane or warp index or a warp count: `int lane = id & 0x1f` is lane
+# arithmetic whatever `id` is called.
+_LANE_TARGET = re.compile(
+    r"^(?:k_?|m_?)?(?:lane|warp|wid|lane_?id|warp_?id|lane_?idx|warp_?idx|lane_?index|warp_?index|warps|"
+    r"num_?warps|n_?warps|warp_?num|warp_?count|warps_?per_?block)$",
     re.IGNORECASE,
 )
 _MASKISH = re.compile(r"mask|ballot|activemask|vote", re.IGNORECASE)
@@ -48,14 +60,15 @@ def find_warp_assumptions(scan: Scan) -> Iterator[Finding]:
             shared_sizes.add(shared.start)
             yield shared
     for match in _LITERAL.finditer(scan.data):
-        start, end = match.span(1) if match.group(1) else match.span()
+        group = 1 if match.group(1) else 2 if match.group(2) else 0
+        start, end = match.span(group)
         if start in shared_sizes or not scan.wanted(start):
             continue
         found = scan.code_node(start, end)
         if found is None:
             continue
         node, in_macro = found
-        literal = match.group(0).decode() if not match.group(1) else "5"
+        literal = match.group(group).decode()
         finding = _macro_constant(scan, node, literal) if in_macro else _classify(scan, node, literal)
         if finding is not None:
             yield finding
@@ -71,15 +84,10 @@ def _classify(scan: Scan, node: Node, literal: str) -> Finding | None:
     if value == "0xffffffff":
         return _full_mask(scan, node, parent)
     owner = _owner_name(node)
-    if owner is not None and value == "32" and _WARP_CONSTANT.search(owner):
-        return _make(
-            scan,
-            ARITHMETIC,
-            node.start_byte,
-            node.end_byte,
-            literal,
-            f"`{owner}` hard-codes a warp size of 32; {_label(scan)} wavefronts have 64 lanes (use warpSize)",
-        )
+    if owner is not None:
+        constant = _warp_constant(scan, node, owner, value, literal)
+        if constant is not None:
+            return constant
     if parent.type == "binary_expression":
         operator = parent.child_by_field_name("operator")
         op = text(operator) if operator is not None else ""
@@ -90,10 +98,14 @@ def _classify(scan: Scan, node: Node, literal: str) -> Finding | None:
             if parent.child_by_field_name("right") == node
             else parent.child_by_field_name("right")
         )
-        if other is None or not _LANEISH.search(text(other)):
+        if other is None:
             return None
-        if "threadIdx" not in text(other) and "blockDim" not in text(other) and not in_device_code(node):
-            return None
+        destination = _destination_name(parent)
+        if destination is None or not _LANE_TARGET.match(destination):
+            if not _LANEISH.search(text(other)):
+                return None
+            if "threadIdx" not in text(other) and "blockDim" not in text(other) and not in_device_code(node):
+                return None
         expression = " ".join(text(parent).split())
         return _make(
             scan,
@@ -145,15 +157,9 @@ def _macro_constant(scan: Scan, node: Node, literal: str) -> Finding | None:
     value = literal.lower().rstrip("ul")
     if body.lower().rstrip("ul") != value:
         return None
-    if value == "32" and _WARP_CONSTANT.search(name):
-        return _make(
-            scan,
-            ARITHMETIC,
-            node.start_byte,
-            node.end_byte,
-            literal,
-            f"`{name}` hard-codes a warp size of 32; {_label(scan)} wavefronts have 64 lanes (use warpSize)",
-        )
+    constant = _warp_constant(scan, node, name, value, literal)
+    if constant is not None:
+        return constant
     if value == "0xffffffff" and _MASKISH.search(name):
         return _make(
             scan,
@@ -164,6 +170,36 @@ def _macro_constant(scan: Scan, node: Node, literal: str) -> Finding | None:
             f"`{name}` is a 32-lane mask; {_label(scan)} wavefronts need 64-bit masks (0xffffffffffffffffull)",
         )
     return None
+
+
+def _warp_constant(scan: Scan, node: Node, name: str, value: str, literal: str) -> Finding | None:
+    """`WARP_SIZE = 32` or `WARP_SIZE_BITS = 5` (a #define body or an initialiser); `node` is the literal."""
+    if value == "32" and _WARP_CONSTANT.search(name):
+        message = f"`{name}` hard-codes a warp size of 32; {_label(scan)} wavefronts have 64 lanes (use warpSize)"
+    elif value == "5" and _WARP_LOG.search(name):
+        message = f"`{name}` hard-codes log2 of a 32-lane warp (5); {_label(scan)} wavefronts have 64 lanes (6)"
+    else:
+        return None
+    return _make(scan, ARITHMETIC, node.start_byte, node.end_byte, literal, message)
+
+
+def _destination_name(expression: Node) -> str | None:
+    """The variable an expression is stored in: `lane` in `int lane = id & 31;` or `lane = id & 31;`."""
+    node = expression
+    parent = node.parent
+    while parent is not None and parent.type in ("parenthesized_expression", "cast_expression"):
+        node, parent = parent, parent.parent
+    if parent is None:
+        return None
+    if parent.type == "init_declarator" and parent.child_by_field_name("value") == node:
+        target = parent.child_by_field_name("declarator")
+    elif parent.type == "assignment_expression" and parent.child_by_field_name("right") == node:
+        target = parent.child_by_field_name("left")
+        if target is not None and target.type == "field_expression":
+            target = target.child_by_field_name("field")
+    else:
+        return None
+    return text(target) if target is not None and target.type in ("identifier", "field_identifier") else None
 
 
 def _owner_name(node: Node) -> str | None:
