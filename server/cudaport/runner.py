@@ -167,8 +167,8 @@ def check(paths: list[str], settings: Settings, jobs: int = 1, progress: Progres
     run = collect(paths, settings)
     workers = worker_count(jobs, len(run.files))
     diagnostics: list[Diagnostic] = []
-    skipped = [(s.label, s.reason) for s in run.skipped]
-    errors: list[tuple[str, str]] = []
+    skipped = [(s.label, s.reason) for s in run.skipped if not s.error]
+    errors = [(s.label, s.reason) for s in run.skipped if s.error]
     scanned = 0
     outcomes = _map(_check_one, run.files, len(run.files), settings, _roots(paths, settings), workers, progress)
     for outcome in outcomes:
@@ -201,8 +201,8 @@ def fix(
     run = collect(paths, settings)
     workers = worker_count(jobs, len(run.files))
     diagnostics: list[Diagnostic] = []
-    skipped = [(s.label, s.reason) for s in run.skipped]
-    errors: list[tuple[str, str]] = []
+    skipped = [(s.label, s.reason) for s in run.skipped if not s.error]
+    errors = [(s.label, s.reason) for s in run.skipped if s.error]
     fixed = 0
     changed: list[str] = []
     diffs: list[str] = []
