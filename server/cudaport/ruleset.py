@@ -193,8 +193,8 @@ class RuleSet:
             difficulty = mapping.difficulty or rule.unmapped.get(target, Difficulty.BLOCKER)
             kind = "unmapped"
         rewrite = bool(replacement) and replacement != symbol.name and rule.renames
-        if kind == "manual" and not rule.renames:
-            kind = "unmapped"
+        if kind == "manual" and not rule.renames and "manual" not in rule.messages:
+            kind = "unmapped"  # a counterpart name that is never offered is not worth naming, unless the rule says
         message = self.format_message(rule, kind, target, symbol, replacement, mapping.note)
         return Outcome(difficulty, replacement if rewrite else None, message, rewrite)
 
