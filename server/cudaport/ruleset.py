@@ -46,6 +46,7 @@ class Target:
     platform: str
     markers: re.Pattern[str]  # preprocessor names that select this target's code path
     shim_prefixes: tuple[str, ...]  # what a portability header maps CUDA names to
+    runtime_include: str = ""  # the header that declares kernel builtins (nvcc includes CUDA's implicitly)
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,6 +278,7 @@ def _load_targets(ruleset: RuleSet, path: Path) -> None:
             platform=str(entry.get("platform", "")),
             markers=pattern,
             shim_prefixes=tuple(entry.get("shim-prefixes", [])),
+            runtime_include=str(entry.get("runtime-include", "")),
         )
     ruleset.sources.append(path)
 

@@ -29,6 +29,12 @@ _COMMENTS = Query(CUDA_LANGUAGE, "(comment) @comment")
 _WORD = re.compile(rb"[A-Za-z_]\w*")
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
 _NAME_NODES = frozenset({"identifier", "type_identifier", "namespace_identifier", "primitive_type"})
+# Kernel syntax and builtins that nvcc makes available in a .cu file without any #include.
+_KERNEL_SYNTAX = re.compile(
+    rb"(?<![\w$])(?:__global__|__device__|__shared__|__constant__|threadIdx|blockIdx|blockDim|gridDim|__syncthreads)"
+    rb"(?![\w$])|<<<"
+)
+IMPLICIT_RUNTIME_RULE = "CP1007"
 _CALLABLE_KINDS = frozenset({"function", "device_function"})
 _RETURN_DECLARATORS = frozenset({"pointer_declarator", "reference_declarator"})
 
@@ -125,6 +131,7 @@ class CFamilyAnalyzer:
         findings: list[Finding] = []
         findings.extend(self._names(scan))
         findings.extend(self._headers(scan))
+        findings.extend(self._implicit_runtime(scan))
         findings.extend(ptx.find_inline_asm(scan, self._ptx))
         findings.extend(warp.find_warp_assumptions(scan))
         if findings:
@@ -304,6 +311,54 @@ class CFamilyAnalyzer:
                 {"library": symbol.library, "kind": "header"},
             )
 
+    # ---- the runtime header nvcc includes implicitly ----------------------------------------------------------
+    def _implicit_runtime(self, scan: Scan) -> Iterator[Finding]:
+        """A .cu file with kernels that includes no runtime header compiles with nvcc (which includes
+        cuda_runtime.h itself) but not with hipcc: offer the target's runtime include, as hipify does."""
+        target = self.ruleset.targets.get(scan.context.target)
+        if target is None or not target.runtime_include or not scan.context.path.lower().endswith(".cu"):
+            return
+        names = {m.group(2).decode("utf-8", "replace").strip() for m in _INCLUDE.finditer(scan.data)}
+        if scan.context.includes is None and any(m.group(1) == b'"' for m in _INCLUDE.finditer(scan.data)):
+            return  # a project header we could not follow may include the runtime
+        names |= scan.context.includes or set()
+        if any(self._declares_runtime(name, target.runtime_include) for name in names):
+            return
+        for match in _KERNEL_SYNTAX.finditer(scan.data):
+            start, end = match.span()
+            if scan.code_node(start, end) is None:
+                continue
+            if not scan.wanted(start):
+                return
+            symbol = match.group(0).decode()
+            rule = self.ruleset.rule(IMPLICIT_RUNTIME_RULE)
+            header = target.runtime_include
+            message = (
+                f"{rule.subject}: `{symbol}` relies on the runtime header nvcc includes implicitly; "
+                f"{target.label} needs `#include <{header}>`"
+            )
+            difficulty = rule.difficulty.get(target.name, Difficulty.MECHANICAL)
+            newline = "\r\n" if b"\r\n" in scan.data else "\n"
+            at = _first_code_line(scan)
+            fix = Fix(
+                title=f"Add `#include <{header}>`",
+                edits=(Edit(at, at, f"#include <{header}>{newline}"),),
+                applicability=Applicability.SAFE if difficulty <= Difficulty.MECHANICAL else Applicability.UNSAFE,
+            )
+            outcome = Outcome(difficulty, header, message, True)
+            yield scan.finding(rule.code, start, end, outcome, symbol, fix, {"kind": "include"})
+            return
+
+    def _declares_runtime(self, name: str, runtime_include: str) -> bool:
+        """`cuda_runtime.h`, `cuda.h` (whose counterpart is the runtime header) or the runtime header itself."""
+        if name == runtime_include:
+            return True
+        symbol = self.ruleset.headers.get(name)
+        if symbol is None:
+            return False
+        mapping = symbol.targets.get("hip")
+        return mapping is not None and mapping.replacement == runtime_include
+
     # ---- code already written for the target ----------------------------------------------------------------
     def _mark_already_ported(self, scan: Scan, findings: list[Finding]) -> None:
         target = self.ruleset.targets.get(scan.context.target)
@@ -331,6 +386,14 @@ class CFamilyAnalyzer:
             shim = scan.context.shims.get(finding.symbol)
             if shim is not None:
                 _downgrade(finding, f"already mapped to `{shim.replacement}` by {shim.header}")
+
+
+def _first_code_line(scan: Scan) -> int:
+    """Where a new #include goes: the start of the line of the first thing that is not a comment."""
+    for child in scan.root.children:
+        if child.type != "comment":
+            return scan.data.rfind(b"\n", 0, child.start_byte) + 1
+    return 0
 
 
 def _enclosing_scopes(node: Node) -> list[str]:
