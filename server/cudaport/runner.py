@@ -103,7 +103,8 @@ def _fix_one(job: tuple[SourcePath, bool, bool]) -> FileOutcome:
 def unified_diff(label: str, before: bytes, after: bytes) -> str:
     old = before.decode("utf-8", "replace").splitlines(keepends=True)
     new = after.decode("utf-8", "replace").splitlines(keepends=True)
-    lines = difflib.unified_diff(old, new, fromfile=f"a/{label}", tofile=f"b/{label}")
+    name = label.lstrip("/")  # `a/tmp/x.cu` for an absolute path, as git writes it, not `a//tmp/x.cu`
+    lines = difflib.unified_diff(old, new, fromfile=f"a/{name}", tofile=f"b/{name}")
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
