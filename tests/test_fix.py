@@ -10,6 +10,7 @@ import stat
 from pathlib import Path
 
 import pytest
+
 from conftest import EXPECTED, FIXTURES, Cli, copy_fixtures, fixture_files
 
 UNSAFE_FIXTURES = sorted(p.name for p in (EXPECTED / "fixed-unsafe").iterdir())
@@ -37,7 +38,7 @@ def test_fix_rewrites_exactly_as_expected_and_is_idempotent(cli: Cli, workdir: P
     got = (workdir / name).read_bytes()
     assert got == expected, _show(expected, got)
     changed = got != original
-    assert (f"in {1 if changed else 0} file" in first.out), first.out
+    assert f"in {1 if changed else 0} file" in first.out, first.out
 
     second = cli("fix", name, "--target", "hip", cwd=workdir)
     assert (workdir / name).read_bytes() == expected

@@ -7,6 +7,7 @@ import difflib
 from pathlib import Path
 
 import pytest
+
 from conftest import FIXTURES, Cli, finding_line, fixture_files, read_expected_findings, run_subprocess
 
 
