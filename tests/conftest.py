@@ -84,10 +84,12 @@ def fixture_files() -> list[str]:
 
 
 def copy_fixtures(target: Path, names: list[str] | None = None) -> Path:
-    """Copy fixtures (with their vendors/ headers, which some include) into `target`, keeping permissions."""
+    """Copy fixtures into `target`, keeping permissions; uses_compat.cu brings the vendors/ header it includes."""
     target.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(FIXTURES / "vendors", target / "vendors", dirs_exist_ok=True)
-    for name in names if names is not None else fixture_files():
+    chosen = names if names is not None else fixture_files()
+    if "uses_compat.cu" in chosen:
+        shutil.copytree(FIXTURES / "vendors", target / "vendors", dirs_exist_ok=True)
+    for name in chosen:
         destination = target / name
         destination.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(FIXTURES / name, destination)
