@@ -60,7 +60,8 @@ def all_rules_markdown(ruleset: RuleSet) -> str:
         "`blocker` has no counterpart. Severity follows it: "
         + ", ".join(
             f"{d.label} → {s}" for d, s in zip(Difficulty, ("hint", "information", "warning", "error"), strict=True)
-        ),
+        )
+        + ".",
         "",
         "| code | name | summary |",
         "|---|---|---|",
