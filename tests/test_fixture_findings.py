@@ -173,3 +173,11 @@ def test_portability_header_reached_through_another_header(cli: Cli, workdir: Pa
     rows = [(d["symbol"], d["difficulty"]) for d in report["diagnostics"]]
     assert rows == [("cudaStream_t", "portable"), ("cudaFree", "portable"), ("cudaStreamSynchronize", "mechanical")]
     assert report["diagnostics"][0]["path"] == "ops/scale.cu"
+
+
+def test_worker_processes_give_the_same_report(cli: Cli) -> None:
+    single = cli("check", ".", "--format", "json", "--jobs", "1", cwd=FIXTURES)
+    pooled = cli("check", ".", "--format", "json", "--jobs", "2", cwd=FIXTURES)
+    assert pooled.code == single.code == 1
+    assert pooled.json() == single.json()
+    assert single.json()["files_scanned"] == len(fixture_files())
