@@ -45,7 +45,12 @@ def test_vsix_in_code_server_end_to_end() -> None:
     env = {**os.environ, "CUDAPORT_E2E_PYTHON": shutil.which("python3") or "python3"}
     result = subprocess.run(
         ["node", str(EXTENSION / "e2e" / "run.mjs"), "--vsix", str(vsix)],
-        cwd=ROOT, capture_output=True, text=True, timeout=900, env=env, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=env,
+        check=False,
     )
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-6000:]
     assert "e2e: all" in result.stdout

@@ -369,7 +369,7 @@ def _serve(args: argparse.Namespace) -> int:
         from .lsp.server import run_server
     except ImportError as exc:
         raise UsageError(f"the language server is not available: {exc}") from exc
-    return run_server(tcp=args.tcp, log_file=args.log_file)
+    return int(run_server(tcp=args.tcp, log_file=args.log_file))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,7 +13,7 @@ from typing import Any
 
 from . import tomlcompat
 from .models import DEFAULT_SEVERITY, Difficulty, Severity
-from .ruleset import load_ruleset
+from .ruleset import RuleDataError, load_ruleset
 from .source import DEFAULT_MAX_FILE_SIZE
 
 CONFIG_FILES = ("cudaport.toml", "pyproject.toml")
@@ -175,26 +175,28 @@ def _apply(
         return tuple(v.strip() for v in value if v.strip())
 
     changes: dict[str, Any] = {}
+    if "extra-rules" in table:
+        changes["extra_rules"] = settings.extra_rules + tuple((base / p).resolve() for p in strings("extra-rules"))
+    known_codes = _known_codes(changes.get("extra_rules", settings.extra_rules))
     if "target" in table:
         target = table["target"]
         if not isinstance(target, str) or target not in known_targets:
             raise ConfigError(f"{where}: '{prefix}target' must be one of {', '.join(known_targets)}, not {target!r}")
         changes["target"] = target
     if "select" in table:
-        changes["select"] = _codes(strings("select"), where, prefix + "select")
+        changes["select"] = _codes(strings("select"), where, prefix + "select", known_codes)
     if "extend-select" in table:
         base_select = changes.get("select", settings.select)
-        changes["select"] = base_select + _codes(strings("extend-select"), where, prefix + "extend-select")
+        extra = _codes(strings("extend-select"), where, prefix + "extend-select", known_codes)
+        changes["select"] = base_select + extra
     if "ignore" in table:
-        changes["ignore"] = settings.ignore + _codes(strings("ignore"), where, prefix + "ignore")
+        changes["ignore"] = settings.ignore + _codes(strings("ignore"), where, prefix + "ignore", known_codes)
     if "exclude" in table:
         changes["exclude"] = strings("exclude")
     if "extend-exclude" in table:
         changes["extend_exclude"] = settings.extend_exclude + strings("extend-exclude")
-    if "extra-rules" in table:
-        changes["extra_rules"] = settings.extra_rules + tuple((base / p).resolve() for p in strings("extra-rules"))
     if "severity" in table:
-        changes["severity"] = {**settings.severity, **_severities(table["severity"], where, prefix)}
+        changes["severity"] = {**settings.severity, **_severities(table["severity"], where, prefix, known_codes)}
     if "max-file-size" in table:
         size = table["max-file-size"]
         if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
@@ -208,19 +210,28 @@ def _apply(
     return replace(settings, **changes)
 
 
-def _codes(values: tuple[str, ...], where: str, key: str) -> tuple[str, ...]:
+def _known_codes(extra_rules: tuple[Path, ...]) -> tuple[str, ...]:
+    try:
+        return tuple(load_ruleset(extra_rules).rules)
+    except RuleDataError as exc:  # a broken extra rule file is a configuration error like any other
+        raise ConfigError(str(exc)) from exc
+
+
+def _codes(values: tuple[str, ...], where: str, key: str, known: tuple[str, ...]) -> tuple[str, ...]:
     for value in values:
         if not (value == "ALL" or (value.startswith("CP") and value[2:].isdigit()) or value == "CP"):
             raise ConfigError(f"{where}: '{key}': {value!r} is not a rule code or prefix (like CP1001 or CP20)")
+        if value != "ALL" and not any(code.startswith(value) for code in known):
+            raise ConfigError(f"{where}: '{key}': {value!r} matches no rule (`cudaport rule --all` lists them)")
     return tuple("CP" if v == "ALL" else v for v in values)
 
 
-def _severities(value: Any, where: str, prefix: str) -> dict[str, Severity]:
+def _severities(value: Any, where: str, prefix: str, known: tuple[str, ...]) -> dict[str, Severity]:
     if not isinstance(value, dict):
         raise ConfigError(f"{where}: '{prefix}severity' must be a table of rule code = severity")
     out: dict[str, Severity] = {}
     for code, level in value.items():
-        _codes((code,), where, f"{prefix}severity")
+        _codes((code,), where, f"{prefix}severity", known)
         try:
             out[code] = Severity.parse(str(level))
         except ValueError as exc:

@@ -90,9 +90,11 @@ class Engine:
     def context_for(self, path: Path | None, data: bytes | None, target: str | None = None) -> FileContext:
         target = target or self.settings.target
         shims = {}
+        includes = None
         if self.project is not None and path is not None:
             shims = dict(self.project.shims_for(path, data, target))
-        return FileContext(target=target, path=str(path) if path else "", shims=shims)
+            includes = self.project.includes_for(path, data)
+        return FileContext(target=target, path=str(path) if path else "", shims=shims, includes=includes)
 
     def check_data(
         self,

@@ -44,6 +44,7 @@ class SourcePath:
 class Skipped:
     label: str
     reason: str
+    error: bool = False  # a path the user named that does not exist: a usage error, not a quiet skip
 
 
 def is_excluded(path: Path, settings: Settings, root: Path | None = None) -> bool:
@@ -72,7 +73,7 @@ def discover(paths: Iterable[str], settings: Settings) -> Iterator[SourcePath | 
     for given in paths:
         path = Path(given)
         if not path.exists():
-            yield Skipped(given, "no such file or directory")
+            yield Skipped(given, "no such file or directory", error=True)
             continue
         if path.is_file():
             language = language_for(path)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from .analyzers.base import ShimMapping
@@ -18,8 +19,21 @@ from .analyzers.preproc import shim_definitions
 from .ruleset import RuleSet
 
 _QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
+_ANY_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
 _MAX_DEPTH = 24
 _MAX_HEADER = 2 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class _Header:
+    mtime: float
+    includes: list[Path]  # the project headers it includes that exist
+    shims: dict[str, str]  # CUDA name -> target name, for the prefixes it was read with
+    names: frozenset[str]  # every include name written in it, <...> and "..."
+    unresolved: bool = False  # a "..." include that is not found next to it or under the roots
+
+
+_EMPTY = _Header(0.0, [], {}, frozenset())
 
 
 class ProjectIndex:
@@ -28,7 +42,7 @@ class ProjectIndex:
     def __init__(self, ruleset: RuleSet, roots: Iterable[Path] = ()) -> None:
         self.ruleset = ruleset
         self.roots = [Path(r).resolve() for r in roots]
-        self._headers: dict[tuple[Path, tuple[str, ...]], tuple[float, list[Path], dict[str, str]]] = {}
+        self._headers: dict[tuple[Path, tuple[str, ...]], _Header] = {}
         self._lock = threading.Lock()
 
     def shims_for(self, path: Path, data: bytes | None, target: str) -> Mapping[str, ShimMapping]:
@@ -36,9 +50,33 @@ class ProjectIndex:
         prefixes = self.ruleset.targets[target].shim_prefixes if target in self.ruleset.targets else ()
         if not prefixes:
             return {}
-        start = path.resolve()
-        includes = self._includes_of(start, data) if data is not None else self._header(start, prefixes)[0]
         out: dict[str, ShimMapping] = {}
+        for header, info in self._reachable(path, data, prefixes):
+            if info.shims:
+                label = self._label(header)
+                for name, replacement in info.shims.items():
+                    out.setdefault(name, ShimMapping(replacement, label))
+        return out
+
+    def includes_for(self, path: Path, data: bytes | None) -> frozenset[str] | None:
+        """Every `#include` name written in the project headers `path` includes, directly or through others;
+        None when one of those "..." includes cannot be found (its include path is the build's business)."""
+        start = path.resolve()
+        if data is None:
+            if self._header(start, ()).unresolved:
+                return None
+        elif len(self._includes_of(start, data)) < len(_QUOTED_INCLUDE.findall(data)):
+            return None
+        names: set[str] = set()
+        for _, info in self._reachable(path, data, ()):
+            if info.unresolved:
+                return None
+            names.update(info.names)
+        return frozenset(names)
+
+    def _reachable(self, path: Path, data: bytes | None, prefixes: tuple[str, ...]) -> Iterator[tuple[Path, _Header]]:
+        start = path.resolve()
+        includes = self._includes_of(start, data) if data is not None else self._header(start, prefixes).includes
         visited = {start}
         stack = [(inc, 1) for inc in includes]
         while stack:
@@ -46,13 +84,9 @@ class ProjectIndex:
             if header in visited or depth > _MAX_DEPTH:
                 continue
             visited.add(header)
-            nested, shims = self._header(header, prefixes)
-            if shims:
-                label = self._label(header)
-                for name, replacement in shims.items():
-                    out.setdefault(name, ShimMapping(replacement, label))
-            stack.extend((inc, depth + 1) for inc in nested)
-        return out
+            info = self._header(header, prefixes)
+            yield header, info
+            stack.extend((inc, depth + 1) for inc in info.includes)
 
     def invalidate(self, path: Path) -> None:
         resolved = path.resolve()
@@ -60,26 +94,32 @@ class ProjectIndex:
             for key in [k for k in self._headers if k[0] == resolved]:
                 del self._headers[key]
 
-    def _header(self, path: Path, prefixes: tuple[str, ...]) -> tuple[list[Path], dict[str, str]]:
+    def _header(self, path: Path, prefixes: tuple[str, ...]) -> _Header:
         try:
             stat = path.stat()
         except OSError:
-            return [], {}
+            return _EMPTY
         with self._lock:
             cached = self._headers.get((path, prefixes))
-        if cached is not None and cached[0] == stat.st_mtime:
-            return cached[1], cached[2]
+        if cached is not None and cached.mtime == stat.st_mtime:
+            return cached
         if stat.st_size > _MAX_HEADER:
-            return [], {}
+            return _EMPTY
         try:
             data = path.read_bytes()
         except OSError:
-            return [], {}
+            return _EMPTY
         includes = self._includes_of(path, data)
-        shims = shim_definitions(data, self.ruleset.symbols, prefixes)
+        info = _Header(
+            stat.st_mtime,
+            includes,
+            shim_definitions(data, self.ruleset.symbols, prefixes) if prefixes else {},
+            frozenset(m.group(1).decode("utf-8", "replace").strip() for m in _ANY_INCLUDE.finditer(data)),
+            unresolved=len(includes) < len(_QUOTED_INCLUDE.findall(data)),
+        )
         with self._lock:
-            self._headers[(path, prefixes)] = (stat.st_mtime, includes, shims)
-        return includes, shims
+            self._headers[(path, prefixes)] = info
+        return info
 
     def _includes_of(self, path: Path, data: bytes) -> list[Path]:
         found = []

@@ -46,6 +46,7 @@ class Target:
     platform: str
     markers: re.Pattern[str]  # preprocessor names that select this target's code path
     shim_prefixes: tuple[str, ...]  # what a portability header maps CUDA names to
+    runtime_include: str = ""  # the header that declares kernel builtins (nvcc includes CUDA's implicitly)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +70,7 @@ class Rule:
     counterparts: Mapping[str, str]  # target -> what to use instead, in words (for rules without a name table)
     renames: bool  # whether a counterpart name is offered as a rewrite
     docs: RuleDocs
+    versions: str = "CUDA"  # whose release numbers the deprecated/removed columns hold (cuDNN has its own)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +129,6 @@ _KIND_WORDS = {
     "header": "header",
     "namespace": "namespace",
     "pattern": "construct",
-    "api": "API",
 }
 
 
@@ -142,8 +143,6 @@ class RuleSet:
     namespaces: dict[str, Symbol] = field(default_factory=dict)
     tables: dict[str, Any] = field(default_factory=dict)  # analyzer tables from the other *.toml files
     sources: list[Path] = field(default_factory=list)
-    _header_cache: dict[str, Symbol | None] = field(default_factory=dict, repr=False)
-    _outcome_cache: dict[tuple[int, str], Outcome] = field(default_factory=dict, repr=False)
 
     # ---- lookups -------------------------------------------------------------------------------------------
     def symbol(self, name: str) -> Symbol | None:
@@ -152,7 +151,7 @@ class RuleSet:
             return found
         for candidate in self.prefixes:
             if name.startswith(candidate.name) and len(name) > len(candidate.name):
-                return _renamed(candidate, name)  # messages name what the code says, not the prefix
+                return _renamed(candidate, name)  # messages and fixes name what the code says, not the pattern
         return None
 
     @functools.cached_property
@@ -162,15 +161,13 @@ class RuleSet:
         return re.compile("|".join(re.escape(p.name) for p in self.prefixes))
 
     def header(self, path: str) -> Symbol | None:
-        try:
-            return self._header_cache[path]
-        except KeyError:
-            pass
         found = self.headers.get(path)
-        if found is None:
-            found = next((c for c in self.header_globs if fnmatch.fnmatchcase(path, c.name)), None)
-        self._header_cache[path] = found
-        return found
+        if found is not None:
+            return found
+        for candidate in self.header_globs:
+            if fnmatch.fnmatchcase(path, candidate.name):
+                return candidate
+        return None
 
     def rule(self, code: str) -> Rule:
         return self.rules[code]
@@ -184,17 +181,6 @@ class RuleSet:
 
     # ---- meaning of a symbol for a target ------------------------------------------------------------------
     def outcome(self, symbol: Symbol, target: str) -> Outcome:
-        """Cached per symbol object: symbols are immutable and the rule data does not change after loading."""
-        key = (id(symbol), target)
-        cached = self._outcome_cache.get(key)
-        if cached is not None:
-            return cached
-        outcome = self._outcome(symbol, target)
-        if symbol.name in self.symbols or symbol.name in self.namespaces or symbol.name in self.headers:
-            self._outcome_cache[key] = outcome
-        return outcome
-
-    def _outcome(self, symbol: Symbol, target: str) -> Outcome:
         rule = self.rules[symbol.rule]
         mapping = symbol.targets.get(target, TargetMapping("", None))
         replacement = mapping.replacement
@@ -208,15 +194,15 @@ class RuleSet:
             difficulty = mapping.difficulty or rule.unmapped.get(target, Difficulty.BLOCKER)
             kind = "unmapped"
         rewrite = bool(replacement) and replacement != symbol.name and rule.renames
-        if kind == "manual" and not rule.renames:
-            kind = "unmapped"
+        if kind == "manual" and not rule.renames and "manual" not in rule.messages:
+            kind = "unmapped"  # a counterpart name that is never offered is not worth naming, unless the rule says
         message = self.format_message(rule, kind, target, symbol, replacement, mapping.note)
         return Outcome(difficulty, replacement if rewrite else None, message, rewrite)
 
     def format_message(
         self, rule: Rule, kind: str, target: str, symbol: Symbol, replacement: str, extra_note: str = ""
     ) -> str:
-        notes = [n for n in (extra_note, symbol.note, _lifecycle(symbol)) if n]
+        notes = [n for n in (extra_note, symbol.note, _lifecycle(symbol, rule.versions)) if n]
         counterpart = rule.counterparts.get(target, "")
         template = rule.messages.get(kind) or _GENERIC_MESSAGES.get(kind, _GENERIC_MESSAGES["unmapped"])
         label = self.targets[target].label if target in self.targets else target
@@ -235,11 +221,11 @@ class RuleSet:
             return f"{rule.subject} `{symbol.name}` ({rule.code}; bad message template: {exc})"
 
 
-def _lifecycle(symbol: Symbol) -> str:
+def _lifecycle(symbol: Symbol, product: str) -> str:
     if symbol.removed:
-        return f"removed in CUDA {symbol.removed}"
+        return f"removed in {product} {symbol.removed}"
     if symbol.deprecated:
-        return f"deprecated since CUDA {symbol.deprecated}"
+        return f"deprecated since {product} {symbol.deprecated}"
     return ""
 
 
@@ -292,6 +278,7 @@ def _load_targets(ruleset: RuleSet, path: Path) -> None:
             platform=str(entry.get("platform", "")),
             markers=pattern,
             shim_prefixes=tuple(entry.get("shim-prefixes", [])),
+            runtime_include=str(entry.get("runtime-include", "")),
         )
     ruleset.sources.append(path)
 
@@ -326,6 +313,7 @@ def _parse_rule(entry: Mapping[str, Any], where: str, ruleset: RuleSet) -> Rule:
         messages={str(k): str(v) for k, v in entry.get("message", {}).items()},
         counterparts={str(k): str(v) for k, v in entry.get("counterpart", {}).items()},
         renames=bool(entry.get("renames", True)),
+        versions=str(entry.get("versions", "CUDA")),
         docs=RuleDocs(
             what=str(docs.get("what", "")).strip(),
             why=str(docs.get("why", "")).strip(),

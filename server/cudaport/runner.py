@@ -105,7 +105,8 @@ def _fix_one(job: tuple[SourcePath, bool, bool]) -> FileOutcome:
 def unified_diff(label: str, before: bytes, after: bytes) -> str:
     old = before.decode("utf-8", "replace").splitlines(keepends=True)
     new = after.decode("utf-8", "replace").splitlines(keepends=True)
-    lines = difflib.unified_diff(old, new, fromfile=f"a/{label}", tofile=f"b/{label}")
+    name = label.lstrip("/")  # `a/tmp/x.cu` for an absolute path, as git writes it, not `a//tmp/x.cu`
+    lines = difflib.unified_diff(old, new, fromfile=f"a/{name}", tofile=f"b/{name}")
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
@@ -169,8 +170,8 @@ def check(paths: list[str], settings: Settings, jobs: int = 1, progress: Progres
     run = collect(paths, settings)
     workers = worker_count(jobs, len(run.files))
     diagnostics: list[Diagnostic] = []
-    skipped = [(s.label, s.reason) for s in run.skipped]
-    errors: list[tuple[str, str]] = []
+    skipped = [(s.label, s.reason) for s in run.skipped if not s.error]
+    errors = [(s.label, s.reason) for s in run.skipped if s.error]
     scanned = 0
     outcomes = _map(_check_one, run.files, len(run.files), settings, _roots(paths, settings), workers, progress)
     for outcome in outcomes:
@@ -203,8 +204,8 @@ def fix(
     run = collect(paths, settings)
     workers = worker_count(jobs, len(run.files))
     diagnostics: list[Diagnostic] = []
-    skipped = [(s.label, s.reason) for s in run.skipped]
-    errors: list[tuple[str, str]] = []
+    skipped = [(s.label, s.reason) for s in run.skipped if not s.error]
+    errors = [(s.label, s.reason) for s in run.skipped if s.error]
     fixed = 0
     changed: list[str] = []
     diffs: list[str] = []

@@ -22,6 +22,8 @@ class FileContext:
     target: str
     path: str = ""
     shims: Mapping[str, ShimMapping] = field(default_factory=dict)
+    # `#include` names written in the project headers this file includes (directly or not); None = unknown
+    includes: frozenset[str] | None = None
 
 
 class Analyzer(Protocol):

@@ -21,7 +21,7 @@ from .base import FileContext
 from .calls import CallRewrite, load_call_rewrites
 from .clex import in_spans, literal_and_comment_spans
 from .preproc import GuardIndex, at_line_start, guarded_regions, shim_definitions
-from .tsutil import C_COMMENT_OR_STRING, in_device_code, is_called, node_at
+from .tsutil import C_COMMENT_OR_STRING, in_device_code, is_called, node_at, text
 
 CUDA_LANGUAGE = Language(tree_sitter_cuda.language())
 _COMMENTS = Query(CUDA_LANGUAGE, "(comment) @comment")
@@ -30,7 +30,14 @@ _WORD = re.compile(rb"[A-Za-z_]\w*")
 # Starts with a literal `#` so the regex engine can skip ahead; `_at_line_start` checks the rest.
 _INCLUDE = re.compile(rb'#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]')
 _NAME_NODES = frozenset({"identifier", "type_identifier", "namespace_identifier", "primitive_type"})
+# Kernel syntax and builtins that nvcc makes available in a .cu file without any #include.
+_KERNEL_SYNTAX = re.compile(
+    rb"(?<![\w$])(?:__global__|__device__|__shared__|__constant__|threadIdx|blockIdx|blockDim|gridDim|__syncthreads)"
+    rb"(?![\w$])|<<<"
+)
+IMPLICIT_RUNTIME_RULE = "CP1007"
 _CALLABLE_KINDS = frozenset({"function", "device_function"})
+_RETURN_DECLARATORS = frozenset({"pointer_declarator", "reference_declarator"})
 
 
 @dataclass
@@ -97,7 +104,14 @@ class CFamilyAnalyzer:
         self.ruleset = ruleset
         self.parser = Parser(CUDA_LANGUAGE)
         self._symbol_words = frozenset(name.encode() for name in ruleset.symbols)
-        self._namespace_words = frozenset(name.encode() for name in ruleset.namespaces)
+        # `thrust::cuda` rows match the last component where the enclosing scopes spell the rest
+        self._qualified: dict[str, list[Symbol]] = {}
+        for name, symbol in ruleset.namespaces.items():
+            if "::" in name:
+                self._qualified.setdefault(name.rsplit("::", 1)[1], []).append(symbol)
+        self._namespace_words = frozenset(
+            name.encode() for name in [*ruleset.namespaces, *self._qualified] if "::" not in name
+        )
         prefix = ruleset.prefix_pattern
         self._prefix = re.compile(prefix.pattern.encode()) if prefix is not None else None
         self._calls: dict[tuple[str, str], CallRewrite] = load_call_rewrites(ruleset.tables.get("calls"))
@@ -119,6 +133,7 @@ class CFamilyAnalyzer:
         findings: list[Finding] = []
         findings.extend(self._names(scan))
         findings.extend(self._headers(scan))
+        findings.extend(self._implicit_runtime(scan))
         findings.extend(ptx.find_inline_asm(scan, self._ptx))
         findings.extend(warp.find_warp_assumptions(scan))
         if findings:
@@ -148,21 +163,34 @@ class CFamilyAnalyzer:
             if node.type == "field_identifier":
                 continue
             name = word.decode()
-            parent = node.parent
-            if parent is not None and parent.type == "function_declarator" and not in_macro:
+            if not in_macro and _defines_function(node):
                 user_defined.add(name)  # the user's own function of that name: none of its uses are CUDA's
                 continue
             hits.append((start, end, name, node, in_macro))
         for start, end, name, node, in_macro in hits:
             if name in user_defined:
                 continue
-            finding: Finding | None
+            finding: Finding | None = None
             if name.encode() in namespace_words and self._is_namespace_use(node, in_macro):
-                finding = self._namespace_finding(scan, start, end, name)
+                namespace = self._namespace_symbol(name, node)
+                if namespace is not None:
+                    finding = self._namespace_finding(scan, start, end, name, namespace)
             else:
                 finding = self._symbol_finding(scan, start, end, name, node, in_macro)
             if finding is not None:
                 yield finding
+
+    def _namespace_symbol(self, name: str, node: Node) -> Symbol | None:
+        """The namespace row for this use: a qualified row (`thrust::cuda`) whose scopes match, else the plain
+        row, unless an enclosing namespace already has a row (`nvcuda::wmma` is one use of tensor cores)."""
+        scopes = _enclosing_scopes(node)
+        written = "::".join([*scopes, name])
+        for candidate in self._qualified.get(name, ()):
+            if written == candidate.name or written.endswith("::" + candidate.name):
+                return candidate
+        if scopes and scopes[-1] in self.ruleset.namespaces:
+            return None
+        return self.ruleset.namespaces.get(name)
 
     @staticmethod
     def _is_namespace_use(node: Node, in_macro: bool) -> bool:
@@ -173,15 +201,17 @@ class CFamilyAnalyzer:
         parent = node.parent
         return node.type == "identifier" and parent is not None and parent.type == "using_declaration"
 
-    def _namespace_finding(self, scan: Scan, start: int, end: int, name: str) -> Finding:
-        symbol = self.ruleset.namespaces[name]
+    def _namespace_finding(self, scan: Scan, start: int, end: int, name: str, symbol: Symbol) -> Finding:
         outcome = self.ruleset.outcome(symbol, scan.context.target)
+        replacement = outcome.replacement
+        if replacement and "::" in symbol.name:  # the edit replaces the last component only
+            outcome = Outcome(outcome.difficulty, replacement.rsplit("::", 1)[-1], outcome.message, outcome.rewrite)
         return scan.finding(
             symbol.rule,
             start,
             end,
             outcome,
-            name,
+            symbol.name,
             self._rename_fix(name, outcome, start, end),
             {"library": symbol.library, "kind": "namespace"},
         )
@@ -282,6 +312,54 @@ class CFamilyAnalyzer:
                 {"library": symbol.library, "kind": "header"},
             )
 
+    # ---- the runtime header nvcc includes implicitly ----------------------------------------------------------
+    def _implicit_runtime(self, scan: Scan) -> Iterator[Finding]:
+        """A .cu file with kernels that includes no runtime header compiles with nvcc (which includes
+        cuda_runtime.h itself) but not with hipcc: offer the target's runtime include, as hipify does."""
+        target = self.ruleset.targets.get(scan.context.target)
+        if target is None or not target.runtime_include or not scan.context.path.lower().endswith(".cu"):
+            return
+        names = {m.group(2).decode("utf-8", "replace").strip() for m in _INCLUDE.finditer(scan.data)}
+        if scan.context.includes is None and any(m.group(1) == b'"' for m in _INCLUDE.finditer(scan.data)):
+            return  # a project header we could not follow may include the runtime
+        names |= scan.context.includes or set()
+        if any(self._declares_runtime(name, target.runtime_include) for name in names):
+            return
+        for match in _KERNEL_SYNTAX.finditer(scan.data):
+            start, end = match.span()
+            if scan.code_node(start, end) is None:
+                continue
+            if not scan.wanted(start):
+                return
+            symbol = match.group(0).decode()
+            rule = self.ruleset.rule(IMPLICIT_RUNTIME_RULE)
+            header = target.runtime_include
+            message = (
+                f"{rule.subject}: `{symbol}` relies on the runtime header nvcc includes implicitly; "
+                f"{target.label} needs `#include <{header}>`"
+            )
+            difficulty = rule.difficulty.get(target.name, Difficulty.MECHANICAL)
+            newline = "\r\n" if b"\r\n" in scan.data else "\n"
+            at = _first_code_line(scan)
+            fix = Fix(
+                title=f"Add `#include <{header}>`",
+                edits=(Edit(at, at, f"#include <{header}>{newline}"),),
+                applicability=Applicability.SAFE if difficulty <= Difficulty.MECHANICAL else Applicability.UNSAFE,
+            )
+            outcome = Outcome(difficulty, header, message, True)
+            yield scan.finding(rule.code, start, end, outcome, symbol, fix, {"kind": "include"})
+            return
+
+    def _declares_runtime(self, name: str, runtime_include: str) -> bool:
+        """`cuda_runtime.h`, `cuda.h` (whose counterpart is the runtime header) or the runtime header itself."""
+        if name == runtime_include:
+            return True
+        symbol = self.ruleset.headers.get(name)
+        if symbol is None:
+            return False
+        mapping = symbol.targets.get("hip")
+        return mapping is not None and mapping.replacement == runtime_include
+
     # ---- code already written for the target ----------------------------------------------------------------
     def _mark_already_ported(self, scan: Scan, findings: list[Finding]) -> None:
         target = self.ruleset.targets.get(scan.context.target)
@@ -350,6 +428,43 @@ def _occurrences(data: bytes, words: set[bytes]) -> list[tuple[int, int, bytes]]
 
 
 _IS_WORD = [chr(c).isalnum() or chr(c) in "_$" if c < 128 else True for c in range(256)]
+
+
+def _first_code_line(scan: Scan) -> int:
+    """Where a new #include goes: the start of the line of the first thing that is not a comment."""
+    for child in scan.root.children:
+        if child.type != "comment":
+            return scan.data.rfind(b"\n", 0, child.start_byte) + 1
+    return 0
+
+
+def _enclosing_scopes(node: Node) -> list[str]:
+    """The namespaces written before `node` in a qualified name: ["nvcuda"] for the `wmma` of `nvcuda::wmma::x`."""
+    qualified = node.parent
+    if qualified is None or qualified.type != "qualified_identifier" or qualified.child_by_field_name("scope") != node:
+        return []
+    scopes: list[str] = []
+    while True:
+        outer = qualified.parent
+        if outer is None or outer.type != "qualified_identifier" or outer.child_by_field_name("name") != qualified:
+            return scopes
+        scope = outer.child_by_field_name("scope")
+        if scope is None or scope.type != "namespace_identifier":
+            return scopes
+        scopes.insert(0, text(scope))
+        qualified = outer
+
+
+def _defines_function(node: Node) -> bool:
+    """`node` names the function of a definition with a body (`int cuCount(...) { ... }`). A prototype only
+    re-declares the CUDA function, and half-typed code often parses a call as a declarator inside an ERROR."""
+    declarator = node.parent
+    if declarator is None or declarator.type != "function_declarator":
+        return False
+    outer = declarator.parent  # through `T* f(...)` and `T& f(...)` to the definition
+    while outer is not None and outer.type in _RETURN_DECLARATORS:
+        outer = outer.parent
+    return outer is not None and outer.type == "function_definition" and outer.child_by_field_name("body") is not None
 
 
 def _downgrade(finding: Finding, why: str) -> None:

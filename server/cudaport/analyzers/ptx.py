@@ -172,10 +172,9 @@ def _finding(scan: Scan, table: PtxTable, block: AsmBlock, template: str) -> Fin
         parts = []
         for entry in matched:
             counterpart = entry.counterparts.get(target, "")
-            if counterpart:
-                parts.append(f"{entry.name} → `{counterpart}`")
-            else:
-                parts.append(f"{entry.name} has no {label} counterpart")
+            parts.append(
+                f"{entry.name} → `{counterpart}`" if counterpart else f"{entry.name} has no {label} counterpart"
+            )
         message = f"{rule.subject} `{snippet}`: " + "; ".join(parts)
     else:
         rule = scan.ruleset.rule(_PTX_RULE)

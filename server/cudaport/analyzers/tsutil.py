@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 C_COMMENT_OR_STRING = frozenset(
@@ -24,6 +26,9 @@ C_IDENTIFIERS = frozenset(
 )
 _DEVICE_QUALIFIERS = frozenset({"__device__", "__global__"})
 _FUNCTION_SCOPES = frozenset({"function_definition", "lambda_expression"})
+# Projects hide `__device__ __forceinline__` behind their own macros (CUTLASS_DEVICE, CUTLASS_HOST_DEVICE,
+# DeepSpeed's DS_D_INLINE, C10_HOST_DEVICE); tree-sitter sees such a macro as the return type.
+_DEVICE_MACRO = re.compile(rb"^(?:[A-Z0-9_]*DEVICE[A-Z0-9_]*|[A-Z0-9]+(?:_[A-Z0-9]+)*_H?D(?:_[A-Z0-9_]+)?)$")
 
 
 def node_at(root: Node, start: int, end: int) -> Node | None:
@@ -47,6 +52,8 @@ def in_device_code(node: Node) -> bool:
             if child.type in _DEVICE_QUALIFIERS:
                 return True
             if child.type == "ERROR" and child.text in (b"__device__", b"__global__"):
+                return True
+            if child.type in ("type_identifier", "identifier") and _DEVICE_MACRO.match(child.text or b""):
                 return True
             if child.type in ("compound_statement", "function_declarator"):
                 break

@@ -26,7 +26,11 @@ SHARED_ARRAY = "CP2006"
 _GATE = (b"threadIdx", b"__global__", b"__device__", b"__shared__", b"warp", b"Warp", b"WARP", b"lane", b"Lane",
          b"__shfl", b"__ballot", b"mask", b"Mask", b"MASK")  # fmt: skip
 # No look-behind at the start, so the regex engine can skip ahead to the first characters; checked by hand below.
-_LITERAL = re.compile(rb"(?:3[123]|0[xX](?:1[fF]|[fF]{8}[uUlL]{0,3})|>>[ \t]*(5))(?![\w.])")
+_LITERAL = re.compile(
+    rb"(?:3[123]|0[xX](?:1[fF]|[fF]{8}[uUlL]{0,3})|>>[ \t]*(5))(?![\w.])"
+    # a 5 given to a name that says log2 of the warp size: `#define WARP_SIZE_BITS 5`, `kLogWarpSize = 5`
+    rb"|(?i:warp\w*(?:bits|log|shift)|log2?_?warp)\w*[ \t]*=?[ \t]*\(?[ \t]*(5)(?![\w.])"
+)
 _SHARED = re.compile(rb"(?<![\w$])__shared__(?![\w$])")
 _LANEISH = re.compile(
     r"threadIdx|blockDim|lane|warp|\bwid\b|\btid\b|\btidx\b|thread_?id|thread_?idx|local_?id|\btx\b",
@@ -37,6 +41,14 @@ _WARP_CONSTANT = re.compile(
     re.IGNORECASE,
 )
 _WORDISH = [chr(c).isalnum() or chr(c) in "_." if c < 128 else True for c in range(256)]
+_WARP_LOG = re.compile(r"warp\w*(bits|log|shift)|log2?_?warp", re.IGNORECASE)
+# Variables whose name says they hold a lane or warp index or a warp count: `int lane = id & 0x1f` is lane
+# arithmetic whatever `id` is called.
+_LANE_TARGET = re.compile(
+    r"^(?:k_?|m_?)?(?:lane|warp|wid|lane_?id|warp_?id|lane_?idx|warp_?idx|lane_?index|warp_?index|warps|"
+    r"num_?warps|n_?warps|warp_?num|warp_?count|warps_?per_?block)$",
+    re.IGNORECASE,
+)
 _MASKISH = re.compile(r"mask|ballot|activemask|vote", re.IGNORECASE)
 _WARP_INTRINSIC = re.compile(r"^__(shfl|ballot|any|all|match|reduce|uni|syncwarp|activemask)")
 
@@ -53,16 +65,17 @@ def find_warp_assumptions(scan: Scan) -> Iterator[Finding]:
             shared_sizes.add(shared.start)
             yield shared
     for match in _LITERAL.finditer(data):
-        if not match.group(1) and match.start() and _WORDISH[data[match.start() - 1]]:
+        group = 1 if match.group(1) else 2 if match.group(2) else 0
+        if group == 0 and match.start() and _WORDISH[data[match.start() - 1]]:
             continue  # the tail of a longer token: int32, v31, 1.32
-        start, end = match.span(1) if match.group(1) else match.span()
+        start, end = match.span(group)
         if start in shared_sizes or not scan.wanted(start):
             continue
         found = scan.code_node(start, end)
         if found is None:
             continue
         node, in_macro = found
-        literal = match.group(0).decode() if not match.group(1) else "5"
+        literal = match.group(group).decode()
         finding = _macro_constant(scan, node, literal) if in_macro else _classify(scan, node, literal)
         if finding is not None:
             yield finding
@@ -78,15 +91,10 @@ def _classify(scan: Scan, node: Node, literal: str) -> Finding | None:
     if value == "0xffffffff":
         return _full_mask(scan, node, parent)
     owner = _owner_name(node)
-    if owner is not None and value == "32" and _WARP_CONSTANT.search(owner):
-        return _make(
-            scan,
-            ARITHMETIC,
-            node.start_byte,
-            node.end_byte,
-            literal,
-            f"`{owner}` hard-codes a warp size of 32; {_label(scan)} wavefronts have 64 lanes (use warpSize)",
-        )
+    if owner is not None:
+        constant = _warp_constant(scan, node, owner, value, literal)
+        if constant is not None:
+            return constant
     if parent.type == "binary_expression":
         operator = parent.child_by_field_name("operator")
         op = text(operator) if operator is not None else ""
@@ -97,10 +105,14 @@ def _classify(scan: Scan, node: Node, literal: str) -> Finding | None:
             if parent.child_by_field_name("right") == node
             else parent.child_by_field_name("right")
         )
-        if other is None or not _LANEISH.search(text(other)):
+        if other is None:
             return None
-        if "threadIdx" not in text(other) and "blockDim" not in text(other) and not in_device_code(node):
-            return None
+        destination = _destination_name(parent)
+        if destination is None or not _LANE_TARGET.match(destination):
+            if not _LANEISH.search(text(other)):
+                return None
+            if "threadIdx" not in text(other) and "blockDim" not in text(other) and not in_device_code(node):
+                return None
         expression = " ".join(text(parent).split())
         return _make(
             scan,
@@ -152,15 +164,9 @@ def _macro_constant(scan: Scan, node: Node, literal: str) -> Finding | None:
     value = literal.lower().rstrip("ul")
     if body.lower().rstrip("ul") != value:
         return None
-    if value == "32" and _WARP_CONSTANT.search(name):
-        return _make(
-            scan,
-            ARITHMETIC,
-            node.start_byte,
-            node.end_byte,
-            literal,
-            f"`{name}` hard-codes a warp size of 32; {_label(scan)} wavefronts have 64 lanes (use warpSize)",
-        )
+    constant = _warp_constant(scan, node, name, value, literal)
+    if constant is not None:
+        return constant
     if value == "0xffffffff" and _MASKISH.search(name):
         return _make(
             scan,
@@ -171,6 +177,36 @@ def _macro_constant(scan: Scan, node: Node, literal: str) -> Finding | None:
             f"`{name}` is a 32-lane mask; {_label(scan)} wavefronts need 64-bit masks (0xffffffffffffffffull)",
         )
     return None
+
+
+def _warp_constant(scan: Scan, node: Node, name: str, value: str, literal: str) -> Finding | None:
+    """`WARP_SIZE = 32` or `WARP_SIZE_BITS = 5` (a #define body or an initialiser); `node` is the literal."""
+    if value == "32" and _WARP_CONSTANT.search(name):
+        message = f"`{name}` hard-codes a warp size of 32; {_label(scan)} wavefronts have 64 lanes (use warpSize)"
+    elif value == "5" and _WARP_LOG.search(name):
+        message = f"`{name}` hard-codes log2 of a 32-lane warp (5); {_label(scan)} wavefronts have 64 lanes (6)"
+    else:
+        return None
+    return _make(scan, ARITHMETIC, node.start_byte, node.end_byte, literal, message)
+
+
+def _destination_name(expression: Node) -> str | None:
+    """The variable an expression is stored in: `lane` in `int lane = id & 31;` or `lane = id & 31;`."""
+    node = expression
+    parent = node.parent
+    while parent is not None and parent.type in ("parenthesized_expression", "cast_expression"):
+        node, parent = parent, parent.parent
+    if parent is None:
+        return None
+    if parent.type == "init_declarator" and parent.child_by_field_name("value") == node:
+        target = parent.child_by_field_name("declarator")
+    elif parent.type == "assignment_expression" and parent.child_by_field_name("right") == node:
+        target = parent.child_by_field_name("left")
+        if target is not None and target.type == "field_expression":
+            target = target.child_by_field_name("field")
+    else:
+        return None
+    return text(target) if target is not None and target.type in ("identifier", "field_identifier") else None
 
 
 def _owner_name(node: Node) -> str | None:
@@ -187,6 +223,8 @@ def _owner_name(node: Node) -> str | None:
 
 
 def _shared_arrays(scan: Scan) -> Iterator[Finding]:
+    """One finding per `__shared__` array with a warp-sized dimension: `[32]`, `[33]`, `[32 + 1]`, `[1024 / 32]`.
+    A size written with a warp constant (`[WARP_SIZE]`) follows the constant, whose definition is reported."""
     for match in _SHARED.finditer(scan.data):
         start, end = match.span()
         if not scan.wanted(start):
@@ -197,32 +235,57 @@ def _shared_arrays(scan: Scan) -> Iterator[Finding]:
         declaration = ancestor(found[0], frozenset({"declaration", "field_declaration"}), limit=4)
         if declaration is None:
             continue
-        for size in _array_sizes(declaration):
-            value = text(size)
-            if value in ("32", "33"):
-                yield _make(
-                    scan,
-                    SHARED_ARRAY,
-                    size.start_byte,
-                    size.end_byte,
-                    value,
-                    f"`__shared__` array sized by {value}: one slot per lane or warp assumes 32-lane warps; "
-                    f"{_label(scan)} wavefronts have 64 lanes",
-                )
+        for array in _array_declarators(declaration):
+            size = next((s for s in _dimensions(array) if _warp_sized(s)), None)
+            if size is None:
+                continue
+            value = " ".join(text(size).split())
+            yield _make(
+                scan,
+                SHARED_ARRAY,
+                size.start_byte,
+                size.end_byte,
+                value,
+                f"`__shared__` array sized by `{value}`: one slot per lane or warp assumes 32-lane warps; "
+                f"{_label(scan)} wavefronts have 64 lanes",
+            )
 
 
-def _array_sizes(declaration: Node) -> Iterator[Node]:
+def _array_declarators(declaration: Node) -> Iterator[Node]:
+    """The outermost array declarator of each variable declared (`a[32][33], b[32]` gives two)."""
     stack = [declaration]
     while stack:
         node = stack.pop()
         for child in node.children:
             if child.type == "array_declarator":
-                size = child.child_by_field_name("size")
-                if size is not None and size.type == "number_literal":
-                    yield size
+                yield child
+            elif child.type == "init_declarator":
                 stack.append(child)
-            elif child.type in ("init_declarator",):
-                stack.append(child)
+
+
+def _dimensions(array: Node) -> list[Node]:
+    """Sizes of a (possibly multi-dimensional) array declarator, first dimension first."""
+    sizes: list[Node] = []
+    node: Node | None = array
+    while node is not None and node.type == "array_declarator":
+        size = node.child_by_field_name("size")
+        if size is not None:
+            sizes.insert(0, size)
+        node = node.child_by_field_name("declarator")
+    return sizes
+
+
+def _warp_sized(size: Node) -> bool:
+    if size.type == "number_literal":
+        return text(size) in ("32", "33")
+    if size.type == "parenthesized_expression":
+        return any(_warp_sized(child) for child in size.named_children)
+    if size.type == "binary_expression":
+        return any(
+            child is not None and child.type in ("number_literal", "parenthesized_expression") and _warp_sized(child)
+            for child in (size.child_by_field_name("left"), size.child_by_field_name("right"))
+        )
+    return False
 
 
 def _make(scan: Scan, rule_code: str, start: int, end: int, symbol: str, message: str) -> Finding:

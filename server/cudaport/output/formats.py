@@ -11,7 +11,7 @@ from ..ruleset import Rule, RuleSet
 from . import Diagnostic, RunResult
 from .ruledoc import rule_markdown, rule_text
 
-DOCS_URL = "https://github.com/cudaport/cudaport/blob/main/docs/rules.md#{code}"
+DOCS_URL = "https://github.com/cudaport/cudaport/blob/main/rules/RULES.md#{code}"  # anchors written by ruledoc
 
 
 def rule_url(code: str) -> str:

@@ -60,12 +60,14 @@ def all_rules_markdown(ruleset: RuleSet) -> str:
         "`blocker` has no counterpart. Severity follows it: "
         + ", ".join(
             f"{d.label} → {s}" for d, s in zip(Difficulty, ("hint", "information", "warning", "error"), strict=True)
-        ),
+        )
+        + ".",
         "",
         "| code | name | summary |",
         "|---|---|---|",
     ]
     for rule in ruleset.rules.values():
         header.append(f"| [{rule.code}](#{rule.code.lower()}) | {rule.name} | {rule.summary} |")
-    body = [rule_markdown(rule, targets) for rule in ruleset.rules.values()]
+    # an explicit anchor per rule, so `RULES.md#cp1001` (the index above, SARIF helpUri) resolves on any renderer
+    body = [f'<a id="{rule.code.lower()}"></a>\n\n' + rule_markdown(rule, targets) for rule in ruleset.rules.values()]
     return "\n".join(header) + "\n\n" + "\n".join(body)

@@ -1,0 +1,119 @@
+"""Shared helpers: where the fixtures and expectations live, and running the real `cudaport` command."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cudaport.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures" / "c"
+EXPECTED = REPO / "tests" / "expected" / "c"
+SHARED_REFERENCE = REPO.parent / "shared" / "reference"
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+Cli = Callable[..., CliResult]
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
+    """`cli("check", "a.cu", cwd=folder)` runs `cudaport.cli.main` in-process, as the console script does."""
+
+    def run(*args: str, cwd: Path | None = None) -> CliResult:
+        if cwd is not None:
+            monkeypatch.chdir(cwd)
+        capsys.readouterr()
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse usage errors and --help
+            code = int(exc.code or 0)
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run
+
+
+def cudaport_executable() -> str:
+    """The console script installed next to the interpreter running the tests (the venv's `cudaport`)."""
+    candidate = Path(sys.executable).with_name("cudaport")
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which("cudaport")
+    assert found, "the cudaport console script is not installed: pip install -e '.[dev]'"
+    return found
+
+
+def run_subprocess(*args: str, cwd: Path) -> CliResult:
+    proc = subprocess.run(
+        [cudaport_executable(), *args], cwd=cwd, capture_output=True, text=True, timeout=120, env=_env()
+    )
+    return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("NO_COLOR", None)
+    return env
+
+
+def fixture_files() -> list[str]:
+    """Every fixture source, relative to FIXTURES (the binary one is not a source anyone analyses)."""
+    return sorted(
+        p.relative_to(FIXTURES).as_posix() for p in FIXTURES.rglob("*") if p.is_file() and p.name != "binary_blob.cu"
+    )
+
+
+def copy_fixtures(target: Path, names: list[str] | None = None) -> Path:
+    """Copy fixtures into `target`, keeping permissions; uses_compat.cu brings the vendors/ header it includes."""
+    target.mkdir(parents=True, exist_ok=True)
+    chosen = names if names is not None else fixture_files()
+    if "uses_compat.cu" in chosen:
+        shutil.copytree(FIXTURES / "vendors", target / "vendors", dirs_exist_ok=True)
+    for name in chosen:
+        destination = target / name
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(FIXTURES / name, destination)
+    return target
+
+
+def read_expected_findings(name: str) -> list[str]:
+    path = EXPECTED / "findings" / f"{name}.txt"
+    assert path.exists(), f"no expectation written for {name}: {path}"
+    return [line for line in path.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
+
+
+def finding_line(diagnostic: dict[str, Any]) -> str:
+    """One diagnostic of the JSON report in the expectation files' notation."""
+    replacement = diagnostic["replacement"] if diagnostic["replacement"] is not None else "-"
+    return (
+        f"{diagnostic['line']}:{diagnostic['column']}-{diagnostic['end_line']}:{diagnostic['end_column']}"
+        f" | {diagnostic['rule']} | {diagnostic['difficulty']} | {diagnostic['symbol']} | {replacement}"
+        f" | {'fixable' if diagnostic['fixable'] else '-'}"
+    )
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Iterator[Path]:
+    folder = tmp_path / "work"
+    folder.mkdir()
+    yield folder

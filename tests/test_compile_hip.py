@@ -1,0 +1,77 @@
+"""Compile check with the real HIP compiler (Debian's ROCm 5.2 hipcc, ../shared/notes/compile-checking-hip.md):
+after `cudaport fix --target hip`, the fixtures that use only APIs HIP 5.2 has must build for gfx906 (a 64-wide
+wavefront like Hygon DCU). The fixtures that need libraries Debian lacks (hipBLAS, hipFFT, hipSOLVER, hipCUB,
+RCCL, MIOpen, rocThrust, ...) are checked textually instead, by tests/test_fix.py and tests/expected/c/fixed/."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import Cli, copy_fixtures
+from tooling import ensure_apt, ensure_apt_file
+
+# fixture -> extra compiler flags. Include paths stand for the build system: HIPIFY's header names
+# (hipsparse.h, hiprtc.h) sit one folder down in Debian's packages.
+COMPILED = {
+    "runtime_check.cu": [],
+    "rand_dropout.cu": [],
+    "sparse_spmv.cu": ["-I/usr/include/hipsparse"],
+    "coop_groups.cu": [],
+    "half_math.cu": [],
+    "nvrtc_complex.cpp": ["-I/usr/include/hip"],
+    "gbk_comments.cu": [],
+    "utf8_bom.cu": [],
+    "crlf_endings.cu": [],
+    "dual_stack.cu": ["-DUSE_ROCM"],  # the build selects the ROCm branch, as PyTorch's does
+    "uses_compat.cu": [],
+}
+
+
+@pytest.fixture(scope="module")
+def hipcc() -> str:
+    compiler = ensure_apt("hipcc", "hipcc")
+    ensure_apt_file("/usr/include/hiprand/hiprand.h", "libhiprand-dev")
+    ensure_apt_file("/usr/include/rocrand/rocrand.h", "librocrand-dev")
+    ensure_apt_file("/usr/include/hipsparse/hipsparse.h", "libhipsparse-dev")
+    return compiler
+
+
+def _compile(hipcc: str, source: Path, flags: list[str]) -> subprocess.CompletedProcess[str]:
+    command = [hipcc, "-std=c++17", "--offload-arch=gfx906", "-x", "hip", "-c", str(source)]
+    command += ["-o", str(source.with_suffix(".o")), *flags]
+    env = {**os.environ, "HIP_PLATFORM": "amd"}  # this machine also has nvcc, which hipcc would pick
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=600, cwd=source.parent)
+
+
+@pytest.mark.parametrize("name", sorted(COMPILED))
+def test_fixed_fixture_compiles_with_hipcc(cli: Cli, hipcc: str, workdir: Path, name: str) -> None:
+    copy_fixtures(workdir, [name])
+    source = workdir / name
+    if name != "dual_stack.cu":  # already dual-stack: it builds for ROCm as it is
+        before = _compile(hipcc, source, COMPILED[name])
+        assert before.returncode != 0, f"{name} compiled with hipcc before the fix: the check proves nothing"
+    cli("fix", name, "--target", "hip", cwd=workdir)
+    result = _compile(hipcc, source, COMPILED[name])
+    assert result.returncode == 0, result.stderr
+    assert source.with_suffix(".o").stat().st_size > 0
+
+
+def test_what_does_not_compile_after_the_fix_is_what_the_findings_left_for_a_person(
+    cli: Cli, hipcc: str, workdir: Path
+) -> None:
+    """device_intrinsics.cu keeps `umin`, `__trap` and `CUDART_VERSION`, which HIP 5.2 lacks: hipcc's errors
+    must fall exactly on lines where cudaport left a manual finding, and each such call must be one of them."""
+    copy_fixtures(workdir, ["device_intrinsics.cu"])
+    cli("fix", "device_intrinsics.cu", cwd=workdir)
+    left = cli("check", "device_intrinsics.cu", "--format", "json", cwd=workdir).json()["diagnostics"]
+    manual_lines = {d["line"] for d in left if d["difficulty"] in ("manual", "blocker")}
+    result = _compile(hipcc, workdir / "device_intrinsics.cu", [])
+    assert result.returncode != 0
+    error_lines = {int(m.group(1)) for m in re.finditer(r"device_intrinsics\.cu:(\d+):\d+: error:", result.stderr)}
+    assert error_lines == {16, 20, 26}
+    assert error_lines <= manual_lines

@@ -1,0 +1,92 @@
+"""`cudaport rule`: one rule, every rule, the generated rules/RULES.md, and the rule data's own consistency."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import REPO, Cli
+from cudaport import tomlcompat
+from cudaport.analyzers.calls import load_call_rewrites
+from cudaport.ruleset import load_ruleset
+
+SECTIONS = ("What it does", "Why it matters", "Example", "Fix safety")
+# Rules that analyzers raise from patterns rather than from name tables.
+PATTERN_RULES = {"CP1007", "CP2004", "CP2005", "CP2006", "CP3001", "CP4002"}
+
+
+def _codes_in_rules_toml() -> list[str]:
+    data = tomlcompat.loads((REPO / "rules" / "rules.toml").read_text(encoding="utf-8"))
+    return [entry["code"] for entry in data["rule"]]
+
+
+def test_rule_explains_what_why_example_and_fix_safety(cli: Cli) -> None:
+    result = cli("rule", "CP1001")
+    assert result.code == 0
+    lines = result.out.splitlines()
+    assert (
+        lines[0] == "CP1001 (cuda-runtime-api): CUDA runtime API: functions, types, enums, macros and headers of cudart"
+    )
+    assert "  hip: mechanical / blocker" in lines
+    for section in SECTIONS:
+        assert f"## {section}" in lines
+    assert "cudaMalloc(&d, n * sizeof(float)); // → hipMalloc(&d, n * sizeof(float));" in result.out
+    assert cli("rule", "cp2001").out.startswith("CP2001 (warp-shuffle-sync): ")  # case does not matter
+
+
+def test_rule_errors(cli: Cli) -> None:
+    unknown = cli("rule", "CP9999")
+    assert unknown.code == 2
+    assert unknown.err == "cudaport: error: unknown rule 'CP9999'; `cudaport rule --all` lists them\n"
+    missing = cli("rule")
+    assert missing.code == 2
+    assert "give a rule code (such as CP1001) or --all" in missing.err
+
+
+def test_rule_all_lists_every_rule(cli: Cli) -> None:
+    codes = _codes_in_rules_toml()
+    text = cli("rule", "--all")
+    assert text.code == 0
+    assert [line.split()[0] for line in text.out.splitlines()] == codes
+    as_json = json.loads(cli("rule", "--all", "--format", "json").out)
+    assert [r["code"] for r in as_json] == codes
+    for rule in as_json:
+        assert set(rule["docs"]) == {"what", "why", "example", "fix"}
+        assert rule["difficulty"]["hip"] in ("portable", "mechanical", "manual", "blocker")
+    markdown = cli("rule", "CP4001", "--format", "markdown").out
+    assert markdown.startswith("## CP4001: wmma-api\n")
+
+
+def test_rules_md_is_what_rule_all_generates(cli: Cli) -> None:
+    generated = cli("rule", "--all", "--format", "markdown").out
+    committed = (REPO / "rules" / "RULES.md").read_text(encoding="utf-8")
+    assert committed == generated, "rules/RULES.md is stale: cudaport rule --all --format markdown > rules/RULES.md"
+    for code in _codes_in_rules_toml():
+        assert f'<a id="{code.lower()}"></a>' in committed
+        assert f"| [{code}](#{code.lower()}) |" in committed
+
+
+def test_every_rule_has_all_four_doc_sections() -> None:
+    for rule in load_ruleset().rules.values():
+        docs = {"what": rule.docs.what, "why": rule.docs.why, "example": rule.docs.example, "fix": rule.docs.fix}
+        assert all(len(text.strip()) > 10 for text in docs.values()), (rule.code, docs)
+        assert rule.subject and rule.summary and rule.name
+        assert "hip" in rule.difficulty and "hip" in rule.unmapped, rule.code
+
+
+def test_every_rule_the_data_names_exists_and_every_rule_can_fire() -> None:
+    ruleset = load_ruleset()
+    tables = [
+        ruleset.symbols.values(),
+        ruleset.prefixes,
+        ruleset.headers.values(),
+        ruleset.header_globs,
+        ruleset.namespaces.values(),
+    ]
+    referenced = {symbol.rule for table in tables for symbol in table}
+    ptx = ruleset.tables["ptx"]["ptx"]
+    referenced |= {entry["rule"] for entry in ptx}
+    assert referenced <= set(ruleset.rules)
+    assert set(ruleset.rules) - referenced - PATTERN_RULES == set(), "rules that nothing can raise"
+    for (symbol, target), _call in load_call_rewrites(ruleset.tables["calls"]).items():
+        assert ruleset.symbol(symbol) is not None, f"calls.toml rewrites {symbol}, which no symbol table knows"
+        assert target in ruleset.targets
