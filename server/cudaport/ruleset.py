@@ -143,6 +143,8 @@ class RuleSet:
     namespaces: dict[str, Symbol] = field(default_factory=dict)
     tables: dict[str, Any] = field(default_factory=dict)  # analyzer tables from the other *.toml files
     sources: list[Path] = field(default_factory=list)
+    _header_cache: dict[str, Symbol | None] = field(default_factory=dict, repr=False)
+    _outcome_cache: dict[tuple[int, str], Outcome] = field(default_factory=dict, repr=False)
 
     # ---- lookups -------------------------------------------------------------------------------------------
     def symbol(self, name: str) -> Symbol | None:
@@ -161,13 +163,15 @@ class RuleSet:
         return re.compile("|".join(re.escape(p.name) for p in self.prefixes))
 
     def header(self, path: str) -> Symbol | None:
+        try:
+            return self._header_cache[path]
+        except KeyError:
+            pass
         found = self.headers.get(path)
-        if found is not None:
-            return found
-        for candidate in self.header_globs:
-            if fnmatch.fnmatchcase(path, candidate.name):
-                return candidate
-        return None
+        if found is None:
+            found = next((c for c in self.header_globs if fnmatch.fnmatchcase(path, c.name)), None)
+        self._header_cache[path] = found
+        return found
 
     def rule(self, code: str) -> Rule:
         return self.rules[code]
@@ -181,6 +185,22 @@ class RuleSet:
 
     # ---- meaning of a symbol for a target ------------------------------------------------------------------
     def outcome(self, symbol: Symbol, target: str) -> Outcome:
+        """Cached for the symbols of the tables: they are immutable and the rule data does not change after loading
+        (names matched by a prefix or a header glob are built per use and are not cached)."""
+        key = (id(symbol), target)
+        cached = self._outcome_cache.get(key)
+        if cached is not None:
+            return cached
+        outcome = self._outcome(symbol, target)
+        if (
+            self.symbols.get(symbol.name) is symbol
+            or self.namespaces.get(symbol.name) is symbol
+            or (self.headers.get(symbol.name) is symbol)
+        ):
+            self._outcome_cache[key] = outcome
+        return outcome
+
+    def _outcome(self, symbol: Symbol, target: str) -> Outcome:
         rule = self.rules[symbol.rule]
         mapping = symbol.targets.get(target, TargetMapping("", None))
         replacement = mapping.replacement

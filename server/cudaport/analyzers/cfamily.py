@@ -50,6 +50,14 @@ class Scan:
     ruleset: RuleSet
     ranges: list[tuple[int, int]] | None
     _macro_spans: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    _words: set[bytes] | None = None
+
+    @property
+    def words(self) -> set[bytes]:
+        """Every distinct identifier-like word of the buffer (one C-level pass, shared by the finders)."""
+        if self._words is None:
+            self._words = set(_WORD.findall(self.data))
+        return self._words
 
     def wanted(self, start: int) -> bool:
         if self.ranges is None:
@@ -143,7 +151,7 @@ class CFamilyAnalyzer:
 
     # ---- names: symbols and namespaces ----------------------------------------------------------------------
     def _names(self, scan: Scan) -> Iterator[Finding]:
-        words = set(_WORD.findall(scan.data))
+        words = scan.words
         symbol_words = words & self._symbol_words
         namespace_words = words & self._namespace_words
         if self._prefix is not None:

@@ -26,11 +26,9 @@ SHARED_ARRAY = "CP2006"
 _GATE = (b"threadIdx", b"__global__", b"__device__", b"__shared__", b"warp", b"Warp", b"WARP", b"lane", b"Lane",
          b"__shfl", b"__ballot", b"mask", b"Mask", b"MASK")  # fmt: skip
 # No look-behind at the start, so the regex engine can skip ahead to the first characters; checked by hand below.
-_LITERAL = re.compile(
-    rb"(?:3[123]|0[xX](?:1[fF]|[fF]{8}[uUlL]{0,3})|>>[ \t]*(5))(?![\w.])"
-    # a 5 given to a name that says log2 of the warp size: `#define WARP_SIZE_BITS 5`, `kLogWarpSize = 5`
-    rb"|(?i:warp\w*(?:bits|log|shift)|log2?_?warp)\w*[ \t]*=?[ \t]*\(?[ \t]*(5)(?![\w.])"
-)
+_LITERAL = re.compile(rb"(?:3[123]|0[xX](?:1[fF]|[fF]{8}[uUlL]{0,3})|>>[ \t]*(5))(?![\w.])")
+# After a name that says log2 of the warp size: `#define WARP_SIZE_BITS 5`, `kLogWarpSize = 5`.
+_FIVE_AFTER_NAME = re.compile(rb"[ \t]*=?[ \t]*\(?[ \t]*(5)(?![\w.])")
 _SHARED = re.compile(rb"(?<![\w$])__shared__(?![\w$])")
 _LANEISH = re.compile(
     r"threadIdx|blockDim|lane|warp|\bwid\b|\btid\b|\btidx\b|thread_?id|thread_?idx|local_?id|\btx\b",
@@ -42,6 +40,7 @@ _WARP_CONSTANT = re.compile(
 )
 _WORDISH = [chr(c).isalnum() or chr(c) in "_." if c < 128 else True for c in range(256)]
 _WARP_LOG = re.compile(r"warp\w*(bits|log|shift)|log2?_?warp", re.IGNORECASE)
+_WARP_LOG_BYTES = re.compile(_WARP_LOG.pattern.encode(), re.IGNORECASE)
 # Variables whose name says they hold a lane or warp index or a warp count: `int lane = id & 0x1f` is lane
 # arithmetic whatever `id` is called.
 _LANE_TARGET = re.compile(
@@ -64,8 +63,16 @@ def find_warp_assumptions(scan: Scan) -> Iterator[Finding]:
         for shared in _shared_arrays(scan):
             shared_sizes.add(shared.start)
             yield shared
-    for match in _LITERAL.finditer(data):
-        group = 1 if match.group(1) else 2 if match.group(2) else 0
+    matches = list(_LITERAL.finditer(data))
+    for name in (w for w in scan.words if (b"arp" in w or b"ARP" in w) and _WARP_LOG_BYTES.search(w)):
+        position = data.find(name)
+        while position != -1:
+            five = _FIVE_AFTER_NAME.match(data, position + len(name))
+            if five is not None:
+                matches.append(five)
+            position = data.find(name, position + len(name))
+    for match in matches:
+        group = 1 if match.group(1) else 0
         if group == 0 and match.start() and _WORDISH[data[match.start() - 1]]:
             continue  # the tail of a longer token: int32, v31, 1.32
         start, end = match.span(group)
