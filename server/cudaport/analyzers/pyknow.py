@@ -128,9 +128,19 @@ class PythonKnowledge:
     unsupported_advice: dict[str, str]
     words: frozenset[str]  # identifiers worth a look in every file
     unsupported_words: frozenset[str]  # ... and for npu
+    _matches: dict[tuple[str, ...], tuple[ApiEntry, int] | None] = field(default_factory=dict)
 
     def match(self, parts: list[str]) -> tuple[ApiEntry, int] | None:
         """The entry for the longest prefix of a qualified name, and how many components it covers."""
+        key = tuple(parts)
+        if key in self._matches:
+            return self._matches[key]
+        found = self._match(parts)
+        if len(self._matches) < 65536:
+            self._matches[key] = found
+        return found
+
+    def _match(self, parts: list[str]) -> tuple[ApiEntry, int] | None:
         best: tuple[ApiEntry, int] | None = None
         for size in range(len(parts), 0, -1):
             entry = self.exact.get(".".join(parts[:size]))

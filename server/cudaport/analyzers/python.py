@@ -23,7 +23,10 @@ from .pyimports import PYTHON_LANGUAGE, ImportedName, Imports
 from .pyknow import UNSUPPORTED_RULE, ApiEntry, PythonKnowledge, load_python_knowledge
 from .tsutil import text
 
-_MARKERS = r"(?i:cuda|nccl|nvtx|cudnn)"
+_WORD = re.compile(rb"[A-Za-z_]\w*")
+_MARKER = re.compile(rb"cuda|nccl|nvtx|cudnn")  # in lower-cased text: words spelling one may be CUDA names
+_SOURCE_FILE = re.compile(rb"\.cuh?(?=[\"'])")
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _IMPORT_PARENTS = frozenset({"import_statement", "import_from_statement", "aliased_import", "dotted_name"})
 _DEFINITIONS = frozenset({"function_definition", "class_definition"})
 _METHOD_RULE = "CP7011"
@@ -59,6 +62,7 @@ class _File:
     seen: set[tuple[int, int]] = field(default_factory=set)
     reported_imports: set[str] = field(default_factory=set)  # library entries reported at an import
     alias_edits: dict[str, AliasRewrite] = field(default_factory=dict)  # local name -> how its import changes
+    alias_uses: dict[str, list[Finding]] = field(default_factory=dict)  # local name -> findings of its uses
     insertion: Edit | None = None
     insertion_known: bool = False
 
@@ -80,9 +84,7 @@ class PythonAnalyzer:
         self.ruleset = ruleset
         self.parser = Parser(PYTHON_LANGUAGE)
         self.know: PythonKnowledge = load_python_knowledge(ruleset)
-        self._scanners: dict[str, re.Pattern[bytes]] = {}
-        self._interesting: dict[str, frozenset[str]] = {}
-        self._static: dict[str, frozenset[str]] = {}
+        self._vocabularies: dict[str, tuple[frozenset[bytes], frozenset[str]]] = {}
 
     # ---- parsing --------------------------------------------------------------------------------------------
     def parse(self, data: bytes, old_tree: Tree | None = None) -> Tree:
@@ -94,67 +96,77 @@ class PythonAnalyzer:
     def analyze(
         self, data: bytes, tree: Tree, context: FileContext, ranges: list[tuple[int, int]] | None = None
     ) -> list[Finding]:
-        scanner = self._scanner(context.target)
-        hits = [m for m in scanner.finditer(data) if self._worth(m.group(0), context.target)]
-        if not hits:
+        words = self._candidates(data, context.target)
+        sources = b".cu" in data
+        if not words and not sources:
             return []
         file = _File(data, tree.root_node, context, Imports(data, tree.root_node))
         self._import_findings(file)
-        aliases = self._alias_words(file)
-        if aliases is not None:
-            hits.extend(aliases.finditer(data))
-            hits.sort(key=lambda m: m.start())
-        for match in hits:
-            start, end = match.span()
+        words |= self._alias_words(file, data)
+        hits = [(start, word) for word in words for start in _occurrences(data, word)]
+        if sources:
+            hits.extend((m.start(), m.group(0)) for m in _SOURCE_FILE.finditer(data))
+        for start, word in sorted(hits):
             if ranges is not None and not any(lo <= start < hi for lo, hi in ranges):
                 continue
-            self._hit(file, start, end, match.group(0))
+            self._hit(file, start, start + len(word), word)
+        _hold_shared_imports(file)
         findings = file.findings
         if ranges is not None:
             findings = [f for f in findings if any(lo <= f.start < hi for lo, hi in ranges)]
         findings.sort(key=Finding.sort_key)
         return findings
 
-    def _scanner(self, target: str) -> re.Pattern[bytes]:
-        scanner = self._scanners.get(target)
-        if scanner is None:
+    def _candidates(self, data: bytes, target: str) -> set[bytes]:
+        """The words of this buffer the tree must be asked about: names the rule data knows, and words that spell
+        cuda/nccl/nvtx/cudnn and mean something (`cuda`, `is_cuda`, `CUDA_VISIBLE_DEVICES`; not `use_cuda`)."""
+        static, interesting = self._vocabulary(target)
+        found = set(_WORD.findall(data)) & static
+        seen: set[bytes] = set()
+        for match in _MARKER.finditer(data.lower()):
+            start, end = match.span()
+            while start > 0 and data[start - 1] in _WORD_BYTES:
+                start -= 1
+            while end < len(data) and data[end] in _WORD_BYTES:
+                end += 1
+            word = data[start:end]
+            if word in seen or word[:1].isdigit():
+                continue
+            seen.add(word)
+            if self._worth(word, interesting):
+                found.add(word)
+        return found
+
+    def _vocabulary(self, target: str) -> tuple[frozenset[bytes], frozenset[str]]:
+        cached = self._vocabularies.get(target)
+        if cached is None:
             words = set(self.know.words)
             if target == "npu":
                 words |= self.know.unsupported_words
-            plain = sorted((w for w in words if not re.search(_MARKERS, w)), key=len, reverse=True)
-            self._static[target] = frozenset(words)
-            alternatives = [rf"\w*{_MARKERS}\w*", *(re.escape(w) for w in plain)]
-            pattern = r"(?<![\w])(?:" + "|".join(alternatives) + r")(?![\w])|\.cuh?(?=[\"'])"
-            scanner = re.compile(pattern.encode())
-            self._scanners[target] = scanner
             interesting = set(words) | {"cuda_sources"} | self.know.device_types | self.know.backend_names
             for name in [*self.know.exact, *self.know.wildcards]:
                 interesting.update(name.split("."))
-            self._interesting[target] = frozenset(interesting)
-        return scanner
+            cached = (frozenset(w.encode() for w in words), frozenset(interesting))
+            self._vocabularies[target] = cached
+        return cached
 
-    def _worth(self, word: bytes, target: str) -> bool:
-        """A word the tree must be asked about (`use_cuda` or `cuda_enabled` are not)."""
-        if word.startswith(b"."):
-            return True
+    def _worth(self, word: bytes, interesting: frozenset[str]) -> bool:
         name = word.decode("ascii", "replace")
-        return name in self._interesting[target] or self.know.env(name) is not None or _is_backend_spec(name)
+        return name in interesting or self.know.env(name) is not None or _is_backend_spec(name)
 
-    def _alias_words(self, file: _File) -> re.Pattern[bytes] | None:
+    def _alias_words(self, file: _File, data: bytes) -> set[bytes]:
         """Local names of imports that lead to known APIs (`tc` for torch.cuda, `cp` for cupy): their uses do not
         spell cuda."""
-        words = set()
+        words: set[bytes] = set()
+        static, _ = self._vocabulary(file.target)
         prefixes = self._prefixes
         for imported in file.imports.names:
-            joined = ".".join(imported.qualified)
-            if imported.qualified == ["torch"] or imported.local in self._static[file.target]:
-                continue  # `torch` itself is too common; static words are found anyway
-            if joined in prefixes or self.know.match(imported.qualified) is not None:
-                words.add(imported.local)
-        if not words:
-            return None
-        alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-        return re.compile(rf"(?<![\w.])(?:{alternatives})(?![\w])".encode())
+            local = imported.local.encode()
+            if imported.qualified == ["torch"] or local in static:
+                continue  # `torch` itself is too common; known words are found anyway
+            if ".".join(imported.qualified) in prefixes or self.know.match(imported.qualified) is not None:
+                words.add(local)
+        return words
 
     @property
     def _prefixes(self) -> frozenset[str]:
@@ -247,7 +259,10 @@ class PythonAnalyzer:
         name = ".".join(qualified[:size])
         symbol = entry.symbol(name, file.target)
         edits = self._use_edits(file, links, qualified, base, entry, size)
-        file.add(self._finding(file, symbol, node, edits, {"kind": "api"}))
+        finding = self._finding(file, symbol, node, edits, {"kind": "api"})
+        file.add(finding)
+        if base > 1:
+            file.alias_uses.setdefault(links[0].name, []).append(finding)
         return True
 
     def _use_edits(
@@ -571,6 +586,9 @@ class PythonAnalyzer:
             # names that have none, a module alias used for other things): a person does it
             difficulty = Difficulty.MANUAL
             message += "; this spelling cannot be rewritten automatically: change it by hand"
+        elif edits and force_unsafe and difficulty <= Difficulty.MECHANICAL:
+            difficulty = Difficulty.MANUAL
+            message += f"; {_SHARED_IMPORT}"
         if edits:
             all_edits = list(edits)
             insertion = self._insertion(file) if needs_module else None
@@ -594,6 +612,42 @@ class PythonAnalyzer:
             fix,
             data=data,
         )
+
+
+_SHARED_IMPORT = "its import statement also brings names that need a person, so it is not rewritten automatically"
+
+
+def _hold_shared_imports(file: _File) -> None:
+    """An alias whose import would be rewritten while some of its uses cannot follow (`tc.CUDAGraph()` on npu)
+    keeps its import: rewriting it would hide those uses from the next check. Every fix that carries the import's
+    edit becomes unsafe, and its finding manual."""
+    for local, rewrite in file.alias_edits.items():
+        uses = file.alias_uses.get(local, [])
+        if all(use.fix is not None and use.fix.is_safe for use in uses):
+            continue
+        held = set(rewrite.edits)
+        for finding in file.findings:
+            fix = finding.fix
+            if fix is None or not fix.is_safe or not held.intersection(fix.edits):
+                continue
+            finding.fix = Fix(fix.title, fix.edits, Applicability.UNSAFE)
+            if finding.difficulty <= Difficulty.MECHANICAL:
+                finding.difficulty = Difficulty.MANUAL
+                finding.message += f"; `{local}` is also used for APIs that need a person, so its import is kept"
+
+
+def _occurrences(data: bytes, word: bytes) -> list[int]:
+    """Where `word` stands as a whole word (a handful of words per file: cheaper than a regex over the buffer)."""
+    out = []
+    size = len(word)
+    position = data.find(word)
+    while position >= 0:
+        before = data[position - 1] if position else 32
+        after = data[position + size] if position + size < len(data) else 32
+        if before not in _WORD_BYTES and after not in _WORD_BYTES:
+            out.append(position)
+        position = data.find(word, position + size)
+    return out
 
 
 # ---- tree helpers ------------------------------------------------------------------------------------------------
