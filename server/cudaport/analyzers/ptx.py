@@ -176,7 +176,9 @@ def _finding(scan: Scan, table: PtxTable, block: AsmBlock, template: str) -> Fin
                 f"{entry.name} → `{counterpart}`" if counterpart else f"{entry.name} has no {label} counterpart"
             )
         message = f"{rule.subject} `{snippet}`: " + "; ".join(parts)
-        if rule.counterparts.get(target) and not any(entry.counterparts.get(target) for entry in matched):
+        known = scan.ruleset.targets.get(target)
+        warpless = known is not None and not known.lanes  # Ascend, Cambricon: the whole kernel is rewritten
+        if warpless and rule.counterparts.get(target) and not any(e.counterparts.get(target) for e in matched):
             message += f"; the port needs {rule.counterparts[target]}"
     else:
         rule = scan.ruleset.rule(_PTX_RULE)
