@@ -240,7 +240,18 @@ def load_python_knowledge(ruleset: RuleSet) -> PythonKnowledge:
         unsupported_words=frozenset(),
     )
     knowledge.words = frozenset(_words(list(exact) + list(wildcards))) | frozenset(methods) | frozenset(env_exact)
-    knowledge.unsupported_words = frozenset(_words(unsupported)) | knowledge.unsupported_methods
+    # Members of classes are found from the class's name (`FSDP.summon_full_params(...)` names its class; a
+    # method called on an instance names none, and the distinctive methods are matched on their own). Members of
+    # the everyday classes would only cost lookups.
+    words: set[str] = set()
+    for name in unsupported:
+        parts = name.split(".")
+        owner = next((part for part in parts[:-1] if part[:1].isupper()), None)
+        if owner is None:
+            words |= _words([name])
+        elif owner not in _EVERYDAY_CLASSES:
+            words.add(owner)
+    knowledge.unsupported_words = frozenset(words) | knowledge.unsupported_methods
     return knowledge
 
 
@@ -269,6 +280,7 @@ def _positions(table: Mapping[str, Any]) -> Positions:
     )
 
 
+_EVERYDAY_CLASSES = frozenset({"Tensor", "Module", "TypedStorage", "UntypedStorage"})
 _DISTINCT = re.compile(r"cuda|nccl|nvtx|cudnn", re.IGNORECASE)
 
 
