@@ -1,11 +1,11 @@
 """Python sources: PyTorch's CUDA API (however it is imported), device strings in device positions, the "nccl"
 backend, CUDA environment variables, CUDA extensions and CUDA-only libraries (`rules/python.toml`).
 
-Like the C analyzer, it does not walk the tree: a regex finds the identifiers and strings that can matter
-(anything spelling cuda/nccl/nvtx/cudnn, the names the rule data knows, the local names of relevant imports), and
-only those positions are looked up in the tree. Fixes edit the exact identifier or string content, so the file
-keeps parsing, and every npu/mlu fix carries the same `import torch_npu`/`import torch_mlu` insertion, which the
-engine applies once.
+Like the C analyzer, it does not walk the tree: the buffer's words are matched against what can matter (words
+spelling cuda/nccl/nvtx/cudnn that the rule data knows, the names it knows, the local names of relevant imports),
+and only the places where those words stand are looked up in the tree. Fixes edit the exact identifier or string
+content, so the file keeps parsing, and every npu/mlu fix carries the same `import torch_npu`/`import torch_mlu`
+insertion, which the engine applies once.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ..ruleset import RuleSet, Symbol, TargetMapping
 from . import pystrings
 from .base import FileContext
 from .pyimports import PYTHON_LANGUAGE, ImportedName, Imports
-from .pyknow import UNSUPPORTED_RULE, ApiEntry, PythonKnowledge, load_python_knowledge
+from .pyknow import UNSUPPORTED_RULE, ApiEntry, EnvEntry, PythonKnowledge, TargetFacts, load_python_knowledge
 from .tsutil import text
 
 _WORD = re.compile(rb"[A-Za-z_]\w*")
@@ -29,7 +29,6 @@ _SOURCE_FILE = re.compile(rb"\.cuh?(?=[\"'])")
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _IMPORT_PARENTS = frozenset({"import_statement", "import_from_statement", "aliased_import", "dotted_name"})
 _DEFINITIONS = frozenset({"function_definition", "class_definition"})
-_METHOD_RULE = "CP7011"
 _EXTENSION_RULE = "CP7040"
 
 
@@ -85,6 +84,7 @@ class PythonAnalyzer:
         self.parser = Parser(PYTHON_LANGUAGE)
         self.know: PythonKnowledge = load_python_knowledge(ruleset)
         self._vocabularies: dict[str, tuple[frozenset[bytes], frozenset[str]]] = {}
+        self._prefix_cache: frozenset[str] | None = None
 
     # ---- parsing --------------------------------------------------------------------------------------------
     def parse(self, data: bytes, old_tree: Tree | None = None) -> Tree:
@@ -102,7 +102,7 @@ class PythonAnalyzer:
             return []
         file = _File(data, tree.root_node, context, Imports(data, tree.root_node))
         self._import_findings(file)
-        words |= self._alias_words(file, data)
+        words |= self._alias_words(file)
         hits = [(start, word) for word in words for start in _occurrences(data, word)]
         if sources:
             hits.extend((m.start(), m.group(0)) for m in _SOURCE_FILE.finditer(data))
@@ -154,7 +154,7 @@ class PythonAnalyzer:
         name = word.decode("ascii", "replace")
         return name in interesting or self.know.env(name) is not None or _is_backend_spec(name)
 
-    def _alias_words(self, file: _File, data: bytes) -> set[bytes]:
+    def _alias_words(self, file: _File) -> set[bytes]:
         """Local names of imports that lead to known APIs (`tc` for torch.cuda, `cp` for cupy): their uses do not
         spell cuda."""
         words: set[bytes] = set()
@@ -170,15 +170,14 @@ class PythonAnalyzer:
 
     @property
     def _prefixes(self) -> frozenset[str]:
-        cached: frozenset[str] | None = getattr(self, "_prefix_cache", None)
-        if cached is None:
+        """Every proper prefix of a known API's name (`torch.distributed` for `torch.distributed.is_nccl_available`)."""
+        if self._prefix_cache is None:
             out: set[str] = set()
-            for name in [*self.know.exact, *self.know.wildcards, *self.know.unsupported]:
+            for name in [*self.know.exact, *self.know.wildcards]:
                 parts = name.split(".")
                 out.update(".".join(parts[:i]) for i in range(1, len(parts)))
-            cached = frozenset(out)
-            self._prefix_cache = cached
-        return cached
+            self._prefix_cache = frozenset(out)
+        return self._prefix_cache
 
     # ---- one hit ----------------------------------------------------------------------------------------------
     def _hit(self, file: _File, start: int, end: int, word: bytes) -> None:
@@ -401,7 +400,10 @@ class PythonAnalyzer:
 
     @staticmethod
     def _from_edits(
-        module: list[str], module_node: Node, plans: list[tuple[ImportedName, Symbol | None, list[str]]], facts: object
+        module: list[str],
+        module_node: Node,
+        plans: list[tuple[ImportedName, Symbol | None, list[str]]],
+        facts: TargetFacts | None,
     ) -> list[Edit] | None:
         if any(not new for _, _, new in plans) or facts is None:
             return None
@@ -411,7 +413,7 @@ class PythonAnalyzer:
         new_module = list(modules.pop())
         edits: list[Edit] = []
         if new_module != module:
-            import_path = facts.import_path(".".join(new_module))  # type: ignore[attr-defined]
+            import_path = facts.import_path(".".join(new_module))
             edits.append(Edit(module_node.start_byte, module_node.end_byte, import_path))
         for name, _, new in plans:
             member = new[-1]
@@ -502,10 +504,7 @@ class PythonAnalyzer:
         edits = [edit] if file.target in targets and file.target != "hip" else None
         file.add(self._finding(file, symbol, string, edits, {"kind": kind.replace(" ", "_")}))
 
-    def _env(self, file: _File, string: Node, literal: pystrings.Literal, entry: object) -> None:
-        from .pyknow import EnvEntry
-
-        assert isinstance(entry, EnvEntry)
+    def _env(self, file: _File, string: Node, literal: pystrings.Literal, entry: EnvEntry) -> None:
         name = literal.content
         counterpart = entry.counterparts.get(file.target)
         replacement = None
