@@ -345,6 +345,13 @@ def test_ascend_unsupported_apis_are_reported_for_npu_only(tmp_path: Path) -> No
         (4, "CP7090", "Tensor.to_sparse"),
     ]
     assert "DistributedDataParallel" in found[0]["message"]
+    fsdp = (
+        "from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n"
+        "with FSDP.summon_full_params(model):\n    pass\n"
+    )
+    assert [(d["line"], d["symbol"]) for d in run_check(tmp_path, fsdp, "npu")] == [
+        (2, "torch.distributed.fsdp.FullyShardedDataParallel.summon_full_params")
+    ]
     assert run_check(tmp_path, source, "hip") == []
     assert run_check(tmp_path, source, "mlu") == []
 

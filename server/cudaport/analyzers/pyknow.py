@@ -128,6 +128,7 @@ class PythonKnowledge:
     unsupported_advice: dict[str, str]
     words: frozenset[str]  # identifiers worth a look in every file
     unsupported_words: frozenset[str]  # ... and for npu
+    unsupported_owners: frozenset[str] = frozenset()  # npu: classes with unsupported members (FSDP)
     _matches: dict[tuple[str, ...], tuple[ApiEntry, int] | None] = field(default_factory=dict)
 
     def match(self, parts: list[str]) -> tuple[ApiEntry, int] | None:
@@ -244,14 +245,17 @@ def load_python_knowledge(ruleset: RuleSet) -> PythonKnowledge:
     # method called on an instance names none, and the distinctive methods are matched on their own). Members of
     # the everyday classes would only cost lookups.
     words: set[str] = set()
+    owners: set[str] = set()
     for name in unsupported:
         parts = name.split(".")
-        owner = next((part for part in parts[:-1] if part[:1].isupper()), None)
-        if owner is None:
+        index = next((i for i, part in enumerate(parts[:-1]) if part[:1].isupper()), None)
+        if index is None:
             words |= _words([name])
-        elif owner not in _EVERYDAY_CLASSES:
-            words.add(owner)
+        elif parts[index] not in _EVERYDAY_CLASSES:
+            words.add(parts[index])
+            owners.add(".".join(parts[: index + 1]))
     knowledge.unsupported_words = frozenset(words) | knowledge.unsupported_methods
+    knowledge.unsupported_owners = frozenset(owners)
     return knowledge
 
 

@@ -164,8 +164,11 @@ class PythonAnalyzer:
             local = imported.local.encode()
             if imported.qualified == ["torch"] or local in static:
                 continue  # `torch` itself is too common; known words are found anyway
-            if ".".join(imported.qualified) in prefixes or self.know.match(imported.qualified) is not None:
+            joined = ".".join(imported.qualified)
+            if joined in prefixes or self.know.match(imported.qualified) is not None:
                 words.add(local)
+            elif file.target == "npu" and joined in self.know.unsupported_owners:
+                words.add(local)  # `FSDP.summon_full_params(...)` after `import ... FullyShardedDataParallel as FSDP`
         return words
 
     @property
