@@ -248,12 +248,12 @@ def load_python_knowledge(ruleset: RuleSet) -> PythonKnowledge:
     owners: set[str] = set()
     for name in unsupported:
         parts = name.split(".")
-        index = next((i for i, part in enumerate(parts[:-1]) if part[:1].isupper()), None)
-        if index is None:
+        owner_at = next((i for i, part in enumerate(parts[:-1]) if part[:1].isupper()), None)
+        if owner_at is None:
             words |= _words([name])
-        elif parts[index] not in _EVERYDAY_CLASSES:
-            words.add(parts[index])
-            owners.add(".".join(parts[: index + 1]))
+        elif parts[owner_at] not in _EVERYDAY_CLASSES:
+            words.add(parts[owner_at])
+            owners.add(".".join(parts[: owner_at + 1]))
     knowledge.unsupported_words = frozenset(words) | knowledge.unsupported_methods
     knowledge.unsupported_owners = frozenset(owners)
     return knowledge
