@@ -51,7 +51,10 @@ def test_exit_2_on_usage_errors(cli: Cli, workdir: Path) -> None:
     assert "cudaport: error in no_such_dir: no such file or directory" in missing.err
     assert "a.cu:2:21: CP1001" in missing.out  # the other paths are still checked
     target = cli("check", "a.cu", "--target", "cuda", cwd=workdir)
-    assert target.code == 2 and "cudaport: error: command line: 'target' must be one of hip, not 'cuda'" in target.err
+    assert (
+        target.code == 2
+        and "cudaport: error: command line: 'target' must be one of hip, npu, mlu, not 'cuda'" in target.err
+    )
     no_command = cli(cwd=workdir)
     assert no_command.code == 2 and "usage: cudaport" in no_command.err
     config = cli("check", "a.cu", "--config", "missing.toml", cwd=workdir)
@@ -72,7 +75,7 @@ def test_exit_2_on_usage_errors(cli: Cli, workdir: Path) -> None:
         (
             "pyproject.toml",
             '[tool.cudaport]\ntarget = "rocm"\n',
-            "pyproject.toml: 'tool.cudaport.target' must be one of hip, not 'rocm'",
+            "pyproject.toml: 'tool.cudaport.target' must be one of hip, npu, mlu, not 'rocm'",
         ),
         (
             "pyproject.toml",
@@ -137,17 +140,18 @@ def _rules(cli: Cli, folder: Path, *args: str) -> list[str]:
 def test_select_ignore_and_extend_select_by_prefix(cli: Cli, workdir: Path) -> None:
     copy_fixtures(workdir, ["warp_reduce.cu", "inline_ptx.cu"])
     everything = _rules(cli, workdir)
-    assert everything == ["CP1001", "CP1003", "CP2001", "CP2002", "CP2003", "CP2004", "CP2005", "CP2006", "CP3001"]
+    assert everything == ["CP1001", "CP1003", "CP1030", "CP2001", "CP2002", "CP2003", "CP2004", "CP2005", "CP2006",
+                          "CP3001"]  # fmt: skip
     assert _rules(cli, workdir, "--select", "CP20") == ["CP2001", "CP2002", "CP2003", "CP2004", "CP2005", "CP2006"]
     assert _rules(cli, workdir, "--select", "CP2001,CP3") == ["CP2001", "CP3001"]
-    assert _rules(cli, workdir, "--ignore", "CP2") == ["CP1001", "CP1003", "CP3001"]
+    assert _rules(cli, workdir, "--ignore", "CP2") == ["CP1001", "CP1003", "CP1030", "CP3001"]
     # the most specific prefix wins: CP2005 stays although CP20 is ignored
     assert _rules(cli, workdir, "--select", "CP2005", "--ignore", "CP20") == ["CP2005"]
     _write(workdir, "cudaport.toml", 'select = ["CP1"]\nignore = ["CP1003"]\n')
-    assert _rules(cli, workdir) == ["CP1001"]
-    assert _rules(cli, workdir, "--extend-select", "CP3001") == ["CP1001", "CP3001"]
-    assert _rules(cli, workdir, "--select", "ALL") == ["CP1001", "CP2001", "CP2002", "CP2003", "CP2004", "CP2005",
-                                                      "CP2006", "CP3001"]  # fmt: skip
+    assert _rules(cli, workdir) == ["CP1001", "CP1030"]
+    assert _rules(cli, workdir, "--extend-select", "CP3001") == ["CP1001", "CP1030", "CP3001"]
+    assert _rules(cli, workdir, "--select", "ALL") == ["CP1001", "CP1030", "CP2001", "CP2002", "CP2003", "CP2004",
+                                                      "CP2005", "CP2006", "CP3001"]  # fmt: skip
 
 
 def test_severity_per_rule_and_per_prefix(cli: Cli, workdir: Path) -> None:

@@ -31,8 +31,8 @@ def test_json_has_exactly_the_documented_shape(cli: Cli, workdir: Path) -> None:
     assert report["version"] == 1
     assert report["target"] == "hip"
     assert report["files_scanned"] == 3
-    assert report["summary"] == {"portable": 6, "mechanical": 35, "manual": 19, "blocker": 0}
-    assert len(report["diagnostics"]) == 60
+    assert report["summary"] == {"portable": 13, "mechanical": 35, "manual": 19, "blocker": 0}
+    assert len(report["diagnostics"]) == 67
     for diagnostic in report["diagnostics"]:
         assert list(diagnostic) == DIAGNOSTIC_KEYS
         assert diagnostic["difficulty"] in ("portable", "mechanical", "manual", "blocker")
@@ -40,7 +40,7 @@ def test_json_has_exactly_the_documented_shape(cli: Cli, workdir: Path) -> None:
         assert isinstance(diagnostic["column"], int) and diagnostic["column"] >= 1
         assert diagnostic["replacement"] is None or isinstance(diagnostic["replacement"], str)
         assert isinstance(diagnostic["fixable"], bool)
-    first = report["diagnostics"][0]
+    first = next(d for d in report["diagnostics"] if d["path"] == "runtime_check.cu")
     assert first == {
         "path": "runtime_check.cu",
         "line": 5,
@@ -81,13 +81,13 @@ def test_text_lines_and_summary(cli: Cli, workdir: Path) -> None:
         "coop_groups.cu:3:11: CP1019 [mechanical] cooperative groups header `cooperative_groups.h` →"
         " `hip/hip_cooperative_groups.h` on HIP (fixable)",
         "coop_groups.cu:22:49: CP1001 [mechanical] CUDA runtime type `cudaStream_t` → `hipStream_t` on HIP (fixable)",
-        "Found 5 findings in 1 of 2 files for hip (2 portable, 3 mechanical, 0 manual, 0 blocker); 3 fixable with"
-        " `cudaport fix`; 2 portable not shown (--show-portable).",
+        "Found 8 findings in 2 of 2 files for hip (5 portable, 3 mechanical, 0 manual, 0 blocker); 3 fixable with"
+        " `cudaport fix`; 5 portable not shown (--show-portable).",
     ]
     shown = cli("check", ".", "--show-portable", "--color", "never", cwd=workdir).out.splitlines()
     assert "coop_groups.cu:18:32: CP1003 [portable] CUDA device function `atomicAdd` works unchanged on HIP" in shown
     assert shown[-1] == (
-        "Found 5 findings in 1 of 2 files for hip (2 portable, 3 mechanical, 0 manual, 0 blocker); 3 fixable with"
+        "Found 8 findings in 2 of 2 files for hip (5 portable, 3 mechanical, 0 manual, 0 blocker); 3 fixable with"
         " `cudaport fix`."
     )
     line = re.compile(r"^[^:]+:\d+:\d+: CP\d{4} \[(portable|mechanical|manual|blocker)\] .+$")
@@ -95,7 +95,10 @@ def test_text_lines_and_summary(cli: Cli, workdir: Path) -> None:
     colored = cli("check", ".", "--color", "always", cwd=workdir).out
     assert "\x1b[36mCP1001\x1b[0m \x1b[36m[mechanical]\x1b[0m" in colored
     nothing = cli("check", "prose_only.cpp", cwd=workdir).out
-    assert nothing == "Found 0 findings in 0 of 1 file for hip (0 portable, 0 mechanical, 0 manual, 0 blocker).\n"
+    assert nothing == (
+        "Found 1 finding in 1 of 1 file for hip (1 portable, 0 mechanical, 0 manual, 0 blocker);"
+        " 1 portable not shown (--show-portable).\n"
+    )
 
 
 def test_github_annotations_escape_data_and_properties(cli: Cli, workdir: Path) -> None:
@@ -141,8 +144,8 @@ def test_sarif_2_1_0_with_rule_docs(cli: Cli, workdir: Path) -> None:
     assert driver["name"] == "cudaport"
     assert run["columnKind"] == "unicodeCodePoints"
     rules = driver["rules"]
-    assert [r["id"] for r in rules] == ["CP1001", "CP1003", "CP2001", "CP2002", "CP2003", "CP2004", "CP2005",
-                                        "CP2006", "CP5001"]  # fmt: skip
+    assert [r["id"] for r in rules] == ["CP1001", "CP1003", "CP1030", "CP2001", "CP2002", "CP2003",
+                                        "CP2004", "CP2005", "CP2006", "CP5001"]  # fmt: skip
     for rule in rules:
         assert set(rule) >= {"id", "name", "shortDescription", "fullDescription", "help", "helpUri"}
         for section in ("What it does", "Why it matters", "Example", "Fix safety"):
@@ -182,14 +185,16 @@ def test_statistics_text_and_json(cli: Cli, workdir: Path) -> None:
         "35  CP1001  cuda-runtime-api  [35 fixable]",
         " 8  CP2005  warp-size-arithmetic",
         " 6  CP1003  cuda-device-function",
+        " 5  CP1030  cuda-kernel",
         " 4  CP2001  warp-shuffle-sync",
         " 2  CP2003  warp-mask-builtin",
         " 2  CP2004  full-warp-mask",
         " 2  CP2006  warp-sized-shared-array",
+        " 1  CP1031  kernel-launch",
         " 1  CP2002  warp-vote",
         "",
-        "By difficulty: portable 6, mechanical 35, manual 19, blocker 0",
-        "Files scanned: 2; findings: 60",
+        "By difficulty: portable 12, mechanical 35, manual 19, blocker 0",
+        "Files scanned: 2; findings: 66",
     ]
     data = cli("check", ".", "--statistics", "--format", "json", cwd=workdir).json()
     assert data["target"] == "hip" and data["files_scanned"] == 2
@@ -198,10 +203,12 @@ def test_statistics_text_and_json(cli: Cli, workdir: Path) -> None:
         "CP1001",
         "CP2005",
         "CP1003",
+        "CP1030",
         "CP2001",
         "CP2003",
         "CP2004",
         "CP2006",
+        "CP1031",
         "CP2002",
     ]
-    assert data["summary"] == {"portable": 6, "mechanical": 35, "manual": 19, "blocker": 0}
+    assert data["summary"] == {"portable": 12, "mechanical": 35, "manual": 19, "blocker": 0}

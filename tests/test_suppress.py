@@ -44,7 +44,7 @@ def test_file_suppression(cli: Cli, workdir: Path) -> None:
         "#include <cuda_runtime.h>\n"
         "__global__ void k(float* x) { x[threadIdx.x % 32] = __shfl_sync(0xffffffff, 1.0f, 0); }\n"
     )
-    assert _rows(cli, workdir, "b.cu") == [(3, "CP2001", "__shfl_sync")]
+    assert _rows(cli, workdir, "b.cu") == [(3, "CP1030", "k"), (3, "CP2001", "__shfl_sync")]
     (workdir / "c.cu").write_text(
         "#include <cuda_runtime.h>\n/* cudaport: ignore-file */\n__global__ void k() { __syncwarp(); }\n"
     )

@@ -40,7 +40,11 @@ class _Parser(argparse.ArgumentParser):
 
 def _selection_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("selection and configuration")
-    group.add_argument("--target", help="hip (ROCm, Hygon DCU), ... (default: from configuration, else hip)")
+    group.add_argument(
+        "--target",
+        help="hip (AMD ROCm, Hygon DCU), npu (Huawei Ascend: CANN, torch_npu) or mlu (Cambricon: CNToolkit, "
+        "torch_mlu); default: from the configuration, else hip",
+    )
     group.add_argument("--config", type=Path, help="use this cudaport.toml or pyproject.toml")
     group.add_argument("--select", help="comma-separated rule codes or prefixes to enable (e.g. CP1,CP20)")
     group.add_argument("--extend-select", help="codes or prefixes to enable on top of the configuration")

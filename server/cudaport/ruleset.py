@@ -40,6 +40,15 @@ def bundled_rules_dir() -> Path:
 
 
 @dataclass(frozen=True, slots=True)
+class RuntimeInit:
+    """An explicit initialisation call the target's runtime needs before its first use (ACL's `aclInit`)."""
+
+    call: str
+    triggers: tuple[str, ...]  # target function prefixes whose use needs it (`aclrt`)
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
 class Target:
     name: str
     label: str
@@ -47,6 +56,9 @@ class Target:
     markers: re.Pattern[str]  # preprocessor names that select this target's code path
     shim_prefixes: tuple[str, ...]  # what a portability header maps CUDA names to
     runtime_include: str = ""  # the header that declares kernel builtins (nvcc includes CUDA's implicitly)
+    lanes: int = 0  # threads per warp/wavefront; 0 = the target has no SIMT warps
+    unsafe_renames: bool = True  # offer a `manual` counterpart as an unsafe rename
+    init: RuntimeInit | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +131,9 @@ _GENERIC_MESSAGES = {
     "manual": "{subject} {kind} `{symbol}`: {target} has `{replacement}`, but it needs a person to adapt{note}",
     "same": "{subject} {kind} `{symbol}` works unchanged on {target}{note}",
     "unmapped": "{subject} {kind} `{symbol}` has no {target} counterpart{note}",
+    "unmapped-counterpart": (
+        "{subject} {kind} `{symbol}` has no {target} counterpart; the port needs {counterpart}{note}"
+    ),
 }
 _KIND_WORDS = {
     "function": "function",
@@ -214,17 +229,23 @@ class RuleSet:
             difficulty = mapping.difficulty or rule.unmapped.get(target, Difficulty.BLOCKER)
             kind = "unmapped"
         rewrite = bool(replacement) and replacement != symbol.name and rule.renames
+        if rewrite and difficulty >= Difficulty.MANUAL and not self._unsafe_renames(target):
+            rewrite = False  # the counterpart differs in signature: a rename alone would not compile
         if kind == "manual" and not rule.renames and "manual" not in rule.messages:
             kind = "unmapped"  # a counterpart name that is never offered is not worth naming, unless the rule says
         message = self.format_message(rule, kind, target, symbol, replacement, mapping.note)
         return Outcome(difficulty, replacement if rewrite else None, message, rewrite)
+
+    def _unsafe_renames(self, target: str) -> bool:
+        known = self.targets.get(target)
+        return known.unsafe_renames if known is not None else True
 
     def format_message(
         self, rule: Rule, kind: str, target: str, symbol: Symbol, replacement: str, extra_note: str = ""
     ) -> str:
         notes = [n for n in (extra_note, symbol.note, _lifecycle(symbol, rule.versions)) if n]
         counterpart = rule.counterparts.get(target, "")
-        template = rule.messages.get(kind) or _GENERIC_MESSAGES.get(kind, _GENERIC_MESSAGES["unmapped"])
+        template = self.message_template(rule, kind, target)
         label = self.targets[target].label if target in self.targets else target
         values = {
             "subject": rule.subject,
@@ -239,6 +260,17 @@ class RuleSet:
             return template.format(**values)
         except (KeyError, IndexError) as exc:  # a bad template in extra rule data must not crash analysis
             return f"{rule.subject} `{symbol.name}` ({rule.code}; bad message template: {exc})"
+
+    @staticmethod
+    def message_template(rule: Rule, kind: str, target: str) -> str:
+        """The rule's template for this target (`message.<target>.<kind>`), its own (`message.<kind>`), or the
+        generic one; a generic `unmapped` message names the rule's counterpart for the target when it has one."""
+        template = rule.messages.get(f"{target}.{kind}") or rule.messages.get(kind)
+        if template:
+            return template
+        if kind == "unmapped" and rule.counterparts.get(target):
+            return _GENERIC_MESSAGES["unmapped-counterpart"]
+        return _GENERIC_MESSAGES.get(kind, _GENERIC_MESSAGES["unmapped"])
 
 
 def _lifecycle(symbol: Symbol, product: str) -> str:
@@ -292,6 +324,9 @@ def _load_targets(ruleset: RuleSet, path: Path) -> None:
             pattern = re.compile(r"\b(?:" + "|".join(markers) + r")\b") if markers else re.compile(r"(?!)")
         except re.error as exc:
             raise RuleDataError(f"{where}.markers: bad pattern: {exc}") from exc
+        init = entry.get("init")
+        if init is not None and not (isinstance(init, dict) and isinstance(init.get("call"), str)):
+            raise RuleDataError(f"{where}.init: a table with 'call', 'triggers' and 'rule'")
         ruleset.targets[name] = Target(
             name=name,
             label=_req_str(entry, "label", where),
@@ -299,6 +334,11 @@ def _load_targets(ruleset: RuleSet, path: Path) -> None:
             markers=pattern,
             shim_prefixes=tuple(entry.get("shim-prefixes", [])),
             runtime_include=str(entry.get("runtime-include", "")),
+            lanes=int(entry.get("lanes", 0)),
+            unsafe_renames=bool(entry.get("unsafe-renames", True)),
+            init=RuntimeInit(str(init["call"]), tuple(init.get("triggers", [])), str(init.get("rule", "")))
+            if init is not None
+            else None,
         )
     ruleset.sources.append(path)
 
@@ -330,7 +370,7 @@ def _parse_rule(entry: Mapping[str, Any], where: str, ruleset: RuleSet) -> Rule:
         languages=frozenset(entry.get("languages", ["c"])),
         difficulty=_difficulties(entry.get("difficulty", {}), f"{where}.difficulty", ruleset),
         unmapped=_difficulties(entry.get("unmapped", {}), f"{where}.unmapped", ruleset),
-        messages={str(k): str(v) for k, v in entry.get("message", {}).items()},
+        messages=_messages(entry.get("message", {}), f"{where}.message", ruleset),
         counterparts={str(k): str(v) for k, v in entry.get("counterpart", {}).items()},
         renames=bool(entry.get("renames", True)),
         versions=str(entry.get("versions", "CUDA")),
@@ -341,6 +381,19 @@ def _parse_rule(entry: Mapping[str, Any], where: str, ruleset: RuleSet) -> Rule:
             fix=str(docs.get("fix", "")).strip(),
         ),
     )
+
+
+def _messages(table: Mapping[str, Any], where: str, ruleset: RuleSet) -> dict[str, str]:
+    """`message.<outcome>` templates, and per-target ones from `[rule.message.<target>]` as `<target>.<outcome>`."""
+    out: dict[str, str] = {}
+    for key, value in table.items():
+        if isinstance(value, dict):
+            if key not in ruleset.targets and key not in _TARGET_COLUMNS:
+                raise RuleDataError(f"{where}.{key}: unknown target")
+            out.update({f"{key}.{kind}": str(template) for kind, template in value.items()})
+        else:
+            out[str(key)] = str(value)
+    return out
 
 
 def _difficulties(table: Mapping[str, Any], where: str, ruleset: RuleSet) -> dict[str, Difficulty]:

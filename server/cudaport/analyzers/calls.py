@@ -1,58 +1,128 @@
-"""Whole-call rewrites (`rules/calls.toml`): a call whose arguments move, drop or gain values on the target."""
+"""Whole-call rewrites (`rules/calls.toml`): a call whose arguments move, drop or gain values on the target.
+
+Template language (the text outside braces is copied as it is, so constants are written literally):
+    {n}        the n-th original argument (1-based)
+    {n?}       an optional argument; with the comma before it, it disappears when the call has fewer arguments
+    {n:TYPE}   the n-th argument cast to TYPE: `(void **)&p`; nothing is added when it is already cast so
+    {&n}       the address of the n-th argument: `&id`, or `p` for `*p`; a call that passes anything else by
+               value (a temporary) is not rewritten
+An argument written twice in the template is evaluated twice, so the call is only rewritten when that argument
+has no side effects (the analyzer decides; see `render(pure=...)`).
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..models import Applicability
 
-_PLACEHOLDER = re.compile(r"\{(\d+)(\?)?\}")
+_PLACEHOLDER = re.compile(r"\{(&)?(\d+)(\?)?(?::([^{}]+))?\}")
 _OPTIONAL_WITH_COMMA = re.compile(r",\s*\{(\d+)\?\}")
+# A primary expression: a name with member accesses and subscripts, a literal, or a parenthesised expression.
+_PRIMARY = re.compile(r"^(?:[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*|\s*\[[^\[\]]*\])*|\d[\w.]*|\(.*\))$", re.DOTALL)
+_SPACES = re.compile(r"\s+")
+
+
+def _normal(text: str) -> str:
+    return _SPACES.sub("", text)
+
+
+def _cast(arg: str, type_name: str) -> str:
+    cast = f"({type_name.strip()})"
+    if _normal(arg).startswith(_normal(cast)):
+        return arg  # already cast to that type
+    operand = arg if _PRIMARY.match(arg) or (arg.startswith("&") and _PRIMARY.match(arg[1:].strip())) else f"({arg})"
+    return f"{cast}{operand}"
+
+
+def _address(arg: str) -> str | None:
+    if arg.startswith("*") and _PRIMARY.match(arg[1:].strip()):
+        return arg[1:].strip()
+    if _PRIMARY.match(arg) and not arg[0].isdigit() and not arg.startswith("("):
+        return f"&{arg}"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
 class CallRewrite:
     symbol: str
     target: str
-    template: str  # e.g. "aclrtMemcpy({1}, {3}, {2}, {3}, {4})"; {n} is the n-th argument (1-based), {n?} optional
+    template: str  # e.g. "aclrtMemcpy({1}, {3}, {2}, {3}, {4})"
     applicability: Applicability
     note: str = ""
+    arguments: tuple[int, int] | None = None  # accepted argument counts; default: what the template uses
+    require: Mapping[int, tuple[str, ...]] = field(default_factory=dict)  # argument -> allowed spellings
+    same: tuple[int, ...] = ()  # arguments that must be written identically (an in-place call)
+    shape: str = ""  # the target's signature, for a person rewriting the call by hand
 
     @property
     def callee(self) -> str:
         return self.template.split("(", 1)[0].strip()
 
-    def render(self, args: Sequence[str]) -> str | None:
-        """The rewritten call, or None when the call's argument count does not fit the template."""
-        slots = [(int(index), bool(optional)) for index, optional in _PLACEHOLDER.findall(self.template)]
-        required = max((index for index, optional in slots if not optional), default=0)
-        allowed = max((index for index, _ in slots), default=0)
+    def render(self, args: Sequence[str], pure: Callable[[int], bool] | None = None) -> str | None:
+        """The rewritten call, or None when this call does not fit the template (argument count, required
+        values, an argument used twice that has side effects, an address that cannot be taken)."""
+        slots = [(int(index), bool(optional)) for _, index, optional, _ in _PLACEHOLDER.findall(self.template)]
+        if self.arguments is not None:
+            required, allowed = self.arguments
+        else:
+            required = max((index for index, optional in slots if not optional), default=0)
+            allowed = max((index for index, _ in slots), default=0)
         if not required <= len(args) <= allowed:
             return None
+        for index, spellings in self.require.items():
+            if index <= len(args) and _normal(args[index - 1]) not in spellings:
+                return None
+        if self.same and len({_normal(args[i - 1]) for i in self.same if i <= len(args)}) > 1:
+            return None
+        uses: dict[int, int] = {}
+        for index, _ in slots:
+            uses[index] = uses.get(index, 0) + 1
+        if pure is not None and any(
+            count > 1 and index <= len(args) and not pure(index) for index, count in uses.items()
+        ):
+            return None
+        failed = False
 
         def optional_arg(match: re.Match[str]) -> str:
             index = int(match.group(1))
             return f", {args[index - 1]}" if index <= len(args) else ""
 
         def arg(match: re.Match[str]) -> str:
-            index = int(match.group(1))
-            return args[index - 1] if index <= len(args) else ""
+            nonlocal failed
+            address, index, _, type_name = match.group(1), int(match.group(2)), match.group(3), match.group(4)
+            if index > len(args):
+                return ""
+            value = args[index - 1].strip()
+            if address:
+                taken = _address(value)
+                if taken is None:
+                    failed = True
+                    return ""
+                return taken
+            return _cast(value, type_name) if type_name else value
 
-        return _PLACEHOLDER.sub(arg, _OPTIONAL_WITH_COMMA.sub(optional_arg, self.template))
+        rendered = _PLACEHOLDER.sub(arg, _OPTIONAL_WITH_COMMA.sub(optional_arg, self.template))
+        return None if failed else rendered
 
 
 def load_call_rewrites(table: Mapping[str, Any] | None) -> dict[tuple[str, str], CallRewrite]:
     out: dict[tuple[str, str], CallRewrite] = {}
     for entry in (table or {}).get("call", []):
+        counts = entry.get("arguments")
         rewrite = CallRewrite(
             symbol=str(entry["symbol"]),
             target=str(entry["target"]),
             template=str(entry["template"]),
             applicability=Applicability(str(entry.get("applicability", "unsafe"))),
             note=str(entry.get("note", "")),
+            arguments=(int(counts[0]), int(counts[1])) if counts else None,
+            require={int(k): tuple(_normal(str(v)) for v in values) for k, values in entry.get("require", {}).items()},
+            same=tuple(int(i) for i in entry.get("same", [])),
+            shape=str(entry.get("shape", "")),
         )
         out[(rewrite.symbol, rewrite.target)] = rewrite
     return out

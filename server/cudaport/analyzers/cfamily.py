@@ -16,7 +16,7 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 
 from ..models import Applicability, Difficulty, Edit, Finding, Fix
 from ..ruleset import Outcome, RuleSet, Symbol, TargetMapping
-from . import ptx, warp
+from . import kernels, ptx, warp
 from .base import FileContext
 from .calls import CallRewrite, load_call_rewrites
 from .clex import in_spans, literal_and_comment_spans
@@ -144,6 +144,10 @@ class CFamilyAnalyzer:
         findings.extend(self._implicit_runtime(scan))
         findings.extend(ptx.find_inline_asm(scan, self._ptx))
         findings.extend(warp.find_warp_assumptions(scan))
+        findings.extend(kernels.find_kernels(scan))
+        init = self._runtime_init(scan, findings)
+        if init is not None:
+            findings.append(init)
         if findings:
             self._mark_already_ported(scan, findings)
         findings.sort(key=Finding.sort_key)
@@ -236,13 +240,22 @@ class CFamilyAnalyzer:
             return None
         target = scan.context.target
         outcome = self.ruleset.outcome(symbol, target)
-        fix = None
         call = self._calls.get((symbol.name, target))
-        if call is not None and not in_macro:
-            fix = self._call_fix(scan, node, call, outcome)
-            if fix is not None and outcome.replacement is None:
-                outcome = Outcome(outcome.difficulty, call.callee, outcome.message, outcome.rewrite)
-        if fix is None:
+        if call is not None:
+            # The counterpart takes other arguments: only the whole-call rewrite is right, never a bare rename.
+            fix = None if in_macro else self._call_fix(scan, node, call)
+            if fix is not None:
+                level = Difficulty.MECHANICAL if fix.is_safe else Difficulty.MANUAL
+                # `replacement` names the counterpart (what the finding's span becomes); the edit carries the whole call
+                outcome = Outcome(max(outcome.difficulty, level), call.callee, outcome.message, True)
+            else:
+                outcome = Outcome(
+                    max(outcome.difficulty, Difficulty.MANUAL),
+                    None,
+                    f"{outcome.message}; rewrite this call by hand" + (f": {call.shape}" if call.shape else ""),
+                    False,
+                )
+        else:
             fix = self._rename_fix(name, outcome, start, end)
         return scan.finding(
             symbol.rule, start, end, outcome, name, fix, {"library": symbol.library, "kind": symbol.kind}
@@ -268,7 +281,7 @@ class CFamilyAnalyzer:
         )
 
     @staticmethod
-    def _call_fix(scan: Scan, node: Node, call: CallRewrite, outcome: Outcome) -> Fix | None:
+    def _call_fix(scan: Scan, node: Node, call: CallRewrite) -> Fix | None:
         if not is_called(node):
             return None
         expression = node.parent
@@ -279,8 +292,9 @@ class CFamilyAnalyzer:
         arguments = expression.child_by_field_name("arguments")
         if arguments is None or arguments.has_error:
             return None
-        args = [scan.data[a.start_byte : a.end_byte].decode() for a in arguments.named_children if a.type != "comment"]
-        rendered = call.render(args)
+        nodes = [a for a in arguments.named_children if a.type != "comment"]
+        args = [scan.data[a.start_byte : a.end_byte].decode() for a in nodes]
+        rendered = call.render(args, pure=lambda index: _side_effect_free(nodes[index - 1]))
         if rendered is None:
             return None
         note = f" ({call.note})" if call.note else ""
@@ -289,6 +303,40 @@ class CFamilyAnalyzer:
             edits=(Edit(expression.start_byte, expression.end_byte, rendered),),
             applicability=call.applicability,
         )
+
+    # ---- explicit runtime initialisation (ACL) ----------------------------------------------------------------
+    def _runtime_init(self, scan: Scan, findings: list[Finding]) -> Finding | None:
+        """One finding for a file that uses a runtime needing explicit initialisation but never initialises it:
+        at the first CUDA call that becomes a call of that runtime, or the first such call already there."""
+        target = self.ruleset.targets.get(scan.context.target)
+        init = target.init if target is not None else None
+        if target is None or init is None or not init.triggers or init.rule not in self.ruleset.rules:
+            return None
+        first: tuple[int, int, str] | None = None
+        for finding in findings:
+            symbol = self.ruleset.symbols.get(finding.symbol)
+            mapping = symbol.targets.get(target.name) if symbol is not None else None
+            if (
+                mapping is not None
+                and mapping.replacement.startswith(init.triggers)
+                and finding.data.get("kind") == "function"
+            ):
+                first = (finding.start, finding.end, finding.symbol)
+                break
+        triggers = b"|".join(re.escape(t.encode()) for t in init.triggers)
+        for match in re.finditer(rb"(?<![\w$])(?:" + triggers + rb")\w*(?=\s*\()", scan.data):
+            if first is not None and match.start() >= first[0]:
+                break
+            if scan.code_node(match.start(), match.end()) is not None:
+                first = (match.start(), match.end(), match.group(0).decode())
+                break
+        if first is None or not scan.wanted(first[0]):
+            return None
+        called = re.compile(rb"(?<![\w$])" + re.escape(init.call.encode()) + rb"(?![\w$])")
+        if any(scan.code_node(m.start(), m.end()) is not None for m in called.finditer(scan.data)):
+            return None
+        outcome = self.ruleset.outcome(Symbol(init.call, "function", init.rule, "runtime", {}), target.name)
+        return scan.finding(init.rule, first[0], first[1], outcome, first[2], data={"kind": "initialisation"})
 
     # ---- headers --------------------------------------------------------------------------------------------
     def _headers(self, scan: Scan) -> Iterator[Finding]:
@@ -473,6 +521,20 @@ def _defines_function(node: Node) -> bool:
     while outer is not None and outer.type in _RETURN_DECLARATORS:
         outer = outer.parent
     return outer is not None and outer.type == "function_definition" and outer.child_by_field_name("body") is not None
+
+
+_SIDE_EFFECTS = frozenset({"call_expression", "update_expression", "assignment_expression", "comma_expression"})
+
+
+def _side_effect_free(node: Node) -> bool:
+    """An argument that may be written twice: no calls (sizeof is not one), increments or assignments."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in _SIDE_EFFECTS:
+            return False
+        stack.extend(current.named_children)
+    return True
 
 
 def _downgrade(finding: Finding, why: str) -> None:

@@ -176,17 +176,19 @@ def _finding(scan: Scan, table: PtxTable, block: AsmBlock, template: str) -> Fin
                 f"{entry.name} → `{counterpart}`" if counterpart else f"{entry.name} has no {label} counterpart"
             )
         message = f"{rule.subject} `{snippet}`: " + "; ".join(parts)
+        known = scan.ruleset.targets.get(target)
+        warpless = known is not None and not known.lanes  # Ascend, Cambricon: the whole kernel is rewritten
+        if warpless and rule.counterparts.get(target) and not any(e.counterparts.get(target) for e in matched):
+            message += f"; the port needs {rule.counterparts[target]}"
     else:
         rule = scan.ruleset.rule(_PTX_RULE)
         difficulty = rule.unmapped.get(target, Difficulty.MANUAL)
         mnemonics = sorted({m.group(1) for m in _MNEMONIC.finditer(template)})[:6]
         listed = ", ".join(f"`{m}`" for m in mnemonics) or "PTX"
-        message = (
-            f"{rule.subject} `{snippet}` ({listed}) must be rewritten for {label}: "
-            "a builtin, plain C++ or AMDGCN assembly"
-        )
+        instead = rule.counterparts.get(target) or "a builtin, plain C++ or AMDGCN assembly"
+        message = f"{rule.subject} `{snippet}` ({listed}) must be rewritten for {label}: {instead}"
     outcome = Outcome(difficulty, None, message, False)
-    fix = _rewrite_fix(block, template, matched)
+    fix = _rewrite_fix(block, template, matched) if all(e.counterparts.get(target) for e in matched) else None
     if fix is not None:
         outcome = Outcome(difficulty, fix.edits[0].text, message, True)
     return scan.finding(rule.code, block.start, block.end, outcome, "asm", fix, {"kind": "inline_asm"})

@@ -1,5 +1,6 @@
 """Code that assumes 32-wide warps: lane/warp arithmetic, warp-size constants, 32-bit full masks and shared
-arrays sized by 32. AMD and Hygon DCU GPUs run 64-wide wavefronts, so each is a `manual` finding.
+arrays sized by 32. AMD and Hygon DCU GPUs run 64-wide wavefronts, so each is a `manual` finding there; Ascend and
+Cambricon cores have no warps at all, so the kernel is rewritten (`blocker`).
 
 Only literals in a warp position count: `threadIdx.x % 32` does, `hash * 31` does not."""
 
@@ -127,14 +128,14 @@ def _classify(scan: Scan, node: Node, literal: str) -> Finding | None:
             parent.start_byte,
             parent.end_byte,
             expression,
-            f"`{expression}` assumes 32-lane warps; {_label(scan)} wavefronts have 64 lanes (use warpSize)",
+            f"`{expression}` assumes 32-lane warps; {_lanes(scan, ARITHMETIC, ' (use warpSize)')}",
         )
     return None
 
 
 def _full_mask(scan: Scan, node: Node, parent: Node) -> Finding | None:
     literal = text(node)
-    message = f"`{literal}` is a 32-lane mask; {_label(scan)} wavefronts need 64-bit masks (0xffffffffffffffffull)"
+    message = f"`{literal}` is a 32-lane mask; {_mask_tail(scan)}"
     if parent.type == "argument_list":
         call = parent.parent
         function = call.child_by_field_name("function") if call is not None else None
@@ -181,7 +182,7 @@ def _macro_constant(scan: Scan, node: Node, literal: str) -> Finding | None:
             node.start_byte,
             node.end_byte,
             literal,
-            f"`{name}` is a 32-lane mask; {_label(scan)} wavefronts need 64-bit masks (0xffffffffffffffffull)",
+            f"`{name}` is a 32-lane mask; {_mask_tail(scan)}",
         )
     return None
 
@@ -189,9 +190,9 @@ def _macro_constant(scan: Scan, node: Node, literal: str) -> Finding | None:
 def _warp_constant(scan: Scan, node: Node, name: str, value: str, literal: str) -> Finding | None:
     """`WARP_SIZE = 32` or `WARP_SIZE_BITS = 5` (a #define body or an initialiser); `node` is the literal."""
     if value == "32" and _WARP_CONSTANT.search(name):
-        message = f"`{name}` hard-codes a warp size of 32; {_label(scan)} wavefronts have 64 lanes (use warpSize)"
+        message = f"`{name}` hard-codes a warp size of 32; {_lanes(scan, ARITHMETIC, ' (use warpSize)')}"
     elif value == "5" and _WARP_LOG.search(name):
-        message = f"`{name}` hard-codes log2 of a 32-lane warp (5); {_label(scan)} wavefronts have 64 lanes (6)"
+        message = f"`{name}` hard-codes log2 of a 32-lane warp (5); {_lanes(scan, ARITHMETIC, ' (6)')}"
     else:
         return None
     return _make(scan, ARITHMETIC, node.start_byte, node.end_byte, literal, message)
@@ -254,7 +255,7 @@ def _shared_arrays(scan: Scan) -> Iterator[Finding]:
                 size.end_byte,
                 value,
                 f"`__shared__` array sized by `{value}`: one slot per lane or warp assumes 32-lane warps; "
-                f"{_label(scan)} wavefronts have 64 lanes",
+                f"{_lanes(scan, SHARED_ARRAY)}",
             )
 
 
@@ -304,3 +305,19 @@ def _make(scan: Scan, rule_code: str, start: int, end: int, symbol: str, message
 def _label(scan: Scan) -> str:
     target = scan.ruleset.targets.get(scan.context.target)
     return target.label if target is not None else scan.context.target
+
+
+def _lanes(scan: Scan, rule_code: str, advice: str = "") -> str:
+    """How the target differs: wider wavefronts (HIP), or no warps at all (Ascend, Cambricon)."""
+    target = scan.ruleset.targets.get(scan.context.target)
+    if target is not None and target.lanes:
+        return f"{target.label} wavefronts have {target.lanes} lanes{advice}"
+    counterpart = scan.ruleset.rule(rule_code).counterparts.get(scan.context.target, "a rewrite of the kernel")
+    return f"{_label(scan)} has no warps: the port needs {counterpart}"
+
+
+def _mask_tail(scan: Scan) -> str:
+    target = scan.ruleset.targets.get(scan.context.target)
+    if target is not None and target.lanes:
+        return f"{target.label} wavefronts need {target.lanes}-bit masks (0xffffffffffffffffull)"
+    return _lanes(scan, FULL_MASK)

@@ -11,7 +11,13 @@ def difficulty_table(rule: Rule, targets: list[str]) -> list[tuple[str, str, str
     for target in targets:
         with_counterpart = rule.difficulty.get(target)
         without = rule.unmapped.get(target)
-        rows.append((target, with_counterpart.label if with_counterpart else "-", without.label if without else "-"))
+        rows.append(
+            (
+                target,
+                with_counterpart.label if with_counterpart is not None else "-",  # PORTABLE is 0, and falsy
+                without.label if without is not None else "-",
+            )
+        )
     return rows
 
 

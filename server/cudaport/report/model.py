@@ -24,7 +24,8 @@ from .verdict import Scale, judge, rank, ranking_key
 LANGUAGE_NAMES = {"c": "C/C++/CUDA", "python": "Python"}
 # Findings of these kinds are constructs matched by their shape (a literal 32, an `asm` block), not API names: they
 # count under their family in the dependencies, never in the list of APIs.
-PATTERN_KINDS = frozenset({"warp", "inline_asm"})
+# Findings about the user's own code (warp arithmetic, asm blocks, kernels and launches): rules, not APIs.
+PATTERN_KINDS = frozenset({"warp", "inline_asm", "kernel", "launch"})
 
 
 def language_name(language: str) -> str:

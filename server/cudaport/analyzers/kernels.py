@@ -1,0 +1,86 @@
+"""CUDA kernels themselves: `__global__` definitions and `<<<...>>>` launches.
+
+hipcc compiles both unchanged, so on HIP they are hints that count the kernels; Ascend and Cambricon cores do not
+run the CUDA thread model, so there every kernel and every launch is part of a rewrite (Ascend C, BANG C)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from tree_sitter import Node
+
+from ..models import Finding
+from ..ruleset import Symbol, TargetMapping
+from .tsutil import text
+
+if TYPE_CHECKING:
+    from .cfamily import Scan
+
+KERNEL = "CP1030"
+LAUNCH = "CP1031"
+
+_GLOBAL = re.compile(rb"(?<![\w$])__global__(?![\w$])")
+_CHEVRONS = re.compile(rb"<<<")
+_DEFINITIONS = frozenset({"function_definition"})
+
+
+def find_kernels(scan: Scan) -> Iterator[Finding]:
+    if b"__global__" in scan.data:
+        yield from _definitions(scan)
+    if b"<<<" in scan.data:
+        yield from _launches(scan)
+
+
+def _definitions(scan: Scan) -> Iterator[Finding]:
+    for match in _GLOBAL.finditer(scan.data):
+        start, end = match.span()
+        if not scan.wanted(start):
+            continue
+        found = scan.code_node(start, end)
+        if found is None or found[1]:
+            continue  # comments, strings and macro bodies
+        definition = found[0].parent
+        if definition is None or definition.type not in _DEFINITIONS:
+            continue  # a prototype: the definition is where the work is
+        name = _declared_name(definition)
+        if name is None:
+            continue
+        yield _finding(scan, KERNEL, name.start_byte, name.end_byte, text(name))
+
+
+def _launches(scan: Scan) -> Iterator[Finding]:
+    for match in _CHEVRONS.finditer(scan.data):
+        start, end = match.span()
+        if not scan.wanted(start):
+            continue
+        found = scan.code_node(start, end)
+        if found is None or found[1]:
+            continue
+        chevrons = found[0].parent
+        if chevrons is None or chevrons.type != "kernel_call_syntax":
+            continue
+        call = chevrons.parent
+        function = call.child_by_field_name("function") if call is not None else None
+        if call is None or function is None:
+            continue
+        name = " ".join(text(function).split())
+        yield _finding(scan, LAUNCH, call.start_byte, chevrons.end_byte, name)
+
+
+def _declared_name(definition: Node) -> Node | None:
+    """The kernel's name: the innermost declarator of the function declarator (`k`, `ns::k`)."""
+    declarator = definition.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    if declarator is None:
+        return None
+    return declarator.child_by_field_name("declarator")
+
+
+def _finding(scan: Scan, rule: str, start: int, end: int, name: str) -> Finding:
+    # HIP compiles the kernel as it is; the other targets have no counterpart (the rule's message says what to do).
+    symbol = Symbol(name, "kernel", rule, "cuda", {"hip": TargetMapping(name, None)})
+    outcome = scan.ruleset.outcome(symbol, scan.context.target)
+    return scan.finding(rule, start, end, outcome, name, data={"kind": "kernel" if rule == KERNEL else "launch"})

@@ -1,0 +1,703 @@
+"""Python sources: PyTorch's CUDA API (however it is imported), device strings in device positions, the "nccl"
+backend, CUDA environment variables, CUDA extensions and CUDA-only libraries (`rules/python.toml`).
+
+Like the C analyzer, it does not walk the tree: the buffer's words are matched against what can matter (words
+spelling cuda/nccl/nvtx/cudnn that the rule data knows, the names it knows, the local names of relevant imports),
+and only the places where those words stand are looked up in the tree. Fixes edit the exact identifier or string
+content, so the file keeps parsing, and every npu/mlu fix carries the same `import torch_npu`/`import torch_mlu`
+insertion, which the engine applies once.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tree_sitter import Node, Parser, Tree
+
+from ..models import Applicability, Difficulty, Edit, Finding, Fix
+from ..ruleset import RuleSet, Symbol, TargetMapping
+from . import pystrings
+from .base import FileContext
+from .pyimports import PYTHON_LANGUAGE, ImportedName, Imports
+from .pyknow import UNSUPPORTED_RULE, ApiEntry, EnvEntry, PythonKnowledge, TargetFacts, load_python_knowledge
+from .tsutil import text
+
+_WORD = re.compile(rb"[A-Za-z_]\w*")
+_MARKER = re.compile(rb"cuda|nccl|nvtx|cudnn")  # in lower-cased text: words spelling one may be CUDA names
+_SOURCE_FILE = re.compile(rb"\.cuh?(?=[\"'])")
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_IMPORT_PARENTS = frozenset({"import_statement", "import_from_statement", "aliased_import", "dotted_name"})
+_DEFINITIONS = frozenset({"function_definition", "class_definition"})
+_EXTENSION_RULE = "CP7040"
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One component of a dotted chain as written: its name, its identifier, and the node of the chain so far."""
+
+    name: str
+    identifier: Node
+    prefix: Node
+
+
+@dataclass(frozen=True, slots=True)
+class AliasRewrite:
+    """How an import that binds a module alias is rewritten, and what the alias then stands for."""
+
+    edits: tuple[Edit, ...]
+    qualified: tuple[str, ...]
+
+
+@dataclass
+class _File:
+    """Per-buffer state: the imports, the target's facts, what was reported already."""
+
+    data: bytes
+    root: Node
+    context: FileContext
+    imports: Imports
+    findings: list[Finding] = field(default_factory=list)
+    seen: set[tuple[int, int]] = field(default_factory=set)
+    reported_imports: set[str] = field(default_factory=set)  # library entries reported at an import
+    alias_edits: dict[str, AliasRewrite] = field(default_factory=dict)  # local name -> how its import changes
+    alias_uses: dict[str, list[Finding]] = field(default_factory=dict)  # local name -> findings of its uses
+    insertion: Edit | None = None
+    insertion_known: bool = False
+
+    @property
+    def target(self) -> str:
+        return self.context.target
+
+    def add(self, finding: Finding) -> None:
+        key = (finding.start, finding.end)
+        if key not in self.seen:
+            self.seen.add(key)
+            self.findings.append(finding)
+
+
+class PythonAnalyzer:
+    language = "python"
+
+    def __init__(self, ruleset: RuleSet) -> None:
+        self.ruleset = ruleset
+        self.parser = Parser(PYTHON_LANGUAGE)
+        self.know: PythonKnowledge = load_python_knowledge(ruleset)
+        self._vocabularies: dict[str, tuple[frozenset[bytes], frozenset[str]]] = {}
+        self._prefix_cache: frozenset[str] | None = None
+
+    # ---- parsing --------------------------------------------------------------------------------------------
+    def parse(self, data: bytes, old_tree: Tree | None = None) -> Tree:
+        if old_tree is not None:
+            return self.parser.parse(data, old_tree)
+        return self.parser.parse(data)
+
+    # ---- analysis -------------------------------------------------------------------------------------------
+    def analyze(
+        self, data: bytes, tree: Tree, context: FileContext, ranges: list[tuple[int, int]] | None = None
+    ) -> list[Finding]:
+        words = self._candidates(data, context.target)
+        sources = b".cu" in data
+        if not words and not sources:
+            return []
+        file = _File(data, tree.root_node, context, Imports(data, tree.root_node))
+        self._import_findings(file)
+        words |= self._alias_words(file)
+        hits = [(start, word) for word in words for start in _occurrences(data, word)]
+        if sources:
+            hits.extend((m.start(), m.group(0)) for m in _SOURCE_FILE.finditer(data))
+        for start, word in sorted(hits):
+            if ranges is not None and not any(lo <= start < hi for lo, hi in ranges):
+                continue
+            self._hit(file, start, start + len(word), word)
+        _hold_shared_imports(file)
+        findings = file.findings
+        if ranges is not None:
+            findings = [f for f in findings if any(lo <= f.start < hi for lo, hi in ranges)]
+        findings.sort(key=Finding.sort_key)
+        return findings
+
+    def _candidates(self, data: bytes, target: str) -> set[bytes]:
+        """The words of this buffer the tree must be asked about: names the rule data knows, and words that spell
+        cuda/nccl/nvtx/cudnn and mean something (`cuda`, `is_cuda`, `CUDA_VISIBLE_DEVICES`; not `use_cuda`)."""
+        static, interesting = self._vocabulary(target)
+        found = set(_WORD.findall(data)) & static
+        seen: set[bytes] = set()
+        for match in _MARKER.finditer(data.lower()):
+            start, end = match.span()
+            while start > 0 and data[start - 1] in _WORD_BYTES:
+                start -= 1
+            while end < len(data) and data[end] in _WORD_BYTES:
+                end += 1
+            word = data[start:end]
+            if word in seen or word[:1].isdigit():
+                continue
+            seen.add(word)
+            if self._worth(word, interesting):
+                found.add(word)
+        return found
+
+    def _vocabulary(self, target: str) -> tuple[frozenset[bytes], frozenset[str]]:
+        cached = self._vocabularies.get(target)
+        if cached is None:
+            words = set(self.know.words)
+            if target == "npu":
+                words |= self.know.unsupported_words
+            interesting = set(words) | {"cuda_sources"} | self.know.device_types | self.know.backend_names
+            for name in [*self.know.exact, *self.know.wildcards]:
+                interesting.update(name.split("."))
+            cached = (frozenset(w.encode() for w in words), frozenset(interesting))
+            self._vocabularies[target] = cached
+        return cached
+
+    def _worth(self, word: bytes, interesting: frozenset[str]) -> bool:
+        name = word.decode("ascii", "replace")
+        return name in interesting or self.know.env(name) is not None or _is_backend_spec(name)
+
+    def _alias_words(self, file: _File) -> set[bytes]:
+        """Local names of imports that lead to known APIs (`tc` for torch.cuda, `cp` for cupy): their uses do not
+        spell cuda."""
+        words: set[bytes] = set()
+        static, _ = self._vocabulary(file.target)
+        prefixes = self._prefixes
+        for imported in file.imports.names:
+            local = imported.local.encode()
+            if imported.qualified == ["torch"] or local in static:
+                continue  # `torch` itself is too common; known words are found anyway
+            joined = ".".join(imported.qualified)
+            if joined in prefixes or self.know.match(imported.qualified) is not None:
+                words.add(local)
+            elif file.target == "npu" and joined in self.know.unsupported_owners:
+                words.add(local)  # `FSDP.summon_full_params(...)` after `import ... FullyShardedDataParallel as FSDP`
+        return words
+
+    @property
+    def _prefixes(self) -> frozenset[str]:
+        """Every proper prefix of a known API's name (`torch.distributed` for `torch.distributed.is_nccl_available`)."""
+        if self._prefix_cache is None:
+            out: set[str] = set()
+            for name in [*self.know.exact, *self.know.wildcards]:
+                parts = name.split(".")
+                out.update(".".join(parts[:i]) for i in range(1, len(parts)))
+            self._prefix_cache = frozenset(out)
+        return self._prefix_cache
+
+    # ---- one hit ----------------------------------------------------------------------------------------------
+    def _hit(self, file: _File, start: int, end: int, word: bytes) -> None:
+        node = file.root.descendant_for_byte_range(start, end)
+        if node is None:
+            return
+        if word.startswith(b"."):
+            if node.type == "string_content":
+                self._source_file(file, node)
+            return
+        if node.type == "string_content":
+            string = node.parent
+            if string is not None and string.type == "string":
+                self._string(file, string)
+            return
+        if node.type != "identifier" or node.start_byte != start or node.end_byte != end:
+            return
+        parent = node.parent
+        if parent is None or parent.type in _IMPORT_PARENTS:
+            return  # imports have their own pass
+        if parent.type == "keyword_argument" and parent.child_by_field_name("name") == node:
+            if text(node) == "cuda_sources":
+                call = _enclosing_call(parent)
+                if call is not None:
+                    self._extension_call(file, call)
+            return
+        if parent.type in _DEFINITIONS and parent.child_by_field_name("name") == node:
+            return
+        self._identifier(file, node)
+
+    def _identifier(self, file: _File, node: Node) -> None:
+        links = _chain(node)
+        if links is not None and self._api(file, links):
+            return
+        parent = node.parent
+        if parent is not None and parent.type == "attribute" and parent.child_by_field_name("attribute") == node:
+            self._method(file, node, parent)
+
+    # ---- PyTorch APIs and libraries, at their uses -------------------------------------------------------------
+    def _api(self, file: _File, links: list[Link]) -> bool:
+        """A finding for a chain that resolves to a known API; True when the chain was one (even if not reported)."""
+        parts = [link.name for link in links]
+        qualified = file.imports.resolve(parts)
+        if qualified is None:
+            return False
+        base = len(qualified) - len(parts) + 1  # qualified components the base identifier stands for
+        match = self.know.match(qualified)
+        if match is not None:
+            entry, size = match
+            if self._api_use(file, links, qualified, base, entry, size):
+                return True
+        if file.target == "npu":
+            size = self.know.is_unsupported(qualified)
+            if size >= base:
+                link = links[size - base]
+                name = ".".join(qualified[:size])
+                file.add(self._unsupported(name, link.prefix))
+                return True
+        return match is not None
+
+    def _api_use(
+        self, file: _File, links: list[Link], qualified: list[str], base: int, entry: ApiEntry, size: int
+    ) -> bool:
+        """Report a use of `entry` (it covers `size` qualified components; the chain's base stands for `base`)."""
+        if size < base or (size == base and entry.report != "use"):
+            return True  # the chain only repeats what its import says, and the import is reported
+        if entry.report == "import":
+            if entry.name in file.reported_imports:
+                return True  # a library is one finding per file, at its import
+            file.reported_imports.add(entry.name)
+        node = links[size - base].prefix
+        if entry.when == "cuda-sources":
+            call = node.parent
+            if call is None or call.type != "call" or call.child_by_field_name("function") != node:
+                return False
+            if not pystrings.passes_cuda_sources(call):
+                return False
+        name = ".".join(qualified[:size])
+        symbol = entry.symbol(name, file.target)
+        edits = self._use_edits(file, links, qualified, base, entry, size)
+        finding = self._finding(file, symbol, node, edits, {"kind": "api"})
+        file.add(finding)
+        if base > 1:
+            file.alias_uses.setdefault(links[0].name, []).append(finding)
+        return True
+
+    def _use_edits(
+        self, file: _File, links: list[Link], qualified: list[str], base: int, entry: ApiEntry, size: int
+    ) -> list[Edit] | None:
+        name = ".".join(qualified[:size])
+        rendered = entry.render(name, file.target)
+        if rendered is None or rendered == name:
+            return None
+        old = qualified[:size]
+        new = rendered.split(".")
+        alias_prefix = qualified[:base]
+        edits: list[Edit] = []
+        if len(new) == size and new[:base] == alias_prefix:
+            for index in range(base, size):
+                if new[index] != old[index]:
+                    identifier = links[index - base + 1].identifier
+                    edits.append(Edit(identifier.start_byte, identifier.end_byte, new[index]))
+            return edits
+        alias = file.alias_edits.get(links[0].name) if base > 1 else None
+        if len(new) == size and alias is not None and list(alias.qualified) == new[:base]:
+            # the alias's import is rewritten (`import torch.cuda as tc` -> `import torch.npu as tc`)
+            edits.extend(alias.edits)
+            for index in range(base, size):
+                if new[index] != old[index]:
+                    identifier = links[index - base + 1].identifier
+                    edits.append(Edit(identifier.start_byte, identifier.end_byte, new[index]))
+            return edits
+        # another module path: the chain is written anew from a name this file binds to the new root
+        root = links[0].name if base == 1 and new[0] == qualified[0] else self._root_name(file, new[0])
+        if root is None:
+            return None
+        node = links[size - base].prefix
+        return [Edit(node.start_byte, node.end_byte, ".".join([root, *new[1:]]))]
+
+    def _root_name(self, file: _File, root: str) -> str | None:
+        """How this file can spell the top-level module `root`: a local name bound to it, or the target's package
+        (which the fix imports)."""
+        local = file.imports.local_name([root])
+        if local is not None:
+            return local
+        facts = self.know.targets.get(file.target)
+        if facts is not None and root == facts.module and self._insertion(file) is not None:
+            return root
+        return None
+
+    # ---- imports ------------------------------------------------------------------------------------------------
+    def _import_findings(self, file: _File) -> None:
+        for statement in file.imports.statements:
+            if statement.type == "import_statement":
+                self._import_statement(file, statement)
+            else:
+                self._from_statement(file, statement)
+
+    def _import_statement(self, file: _File, statement: Node) -> None:
+        for node in statement.children_by_field_name("name"):
+            aliased = node.type == "aliased_import"
+            name_node = node.child_by_field_name("name") if aliased else node
+            if name_node is None:
+                continue
+            path = text(name_node).replace(" ", "").split(".")
+            match = self.know.match(path)
+            if match is None:
+                continue
+            entry, size = match
+            if entry.report == "use":
+                continue
+            if entry.report == "import":
+                file.reported_imports.add(entry.name)
+            qualified = ".".join(path[:size])
+            edits: list[Edit] | None = None
+            rendered = entry.render(qualified, file.target)
+            facts = self.know.targets.get(file.target)
+            # `import torch.cuda.amp` binds `torch`: only aliased or two-part imports keep their binding when rewritten
+            rewritable = size == len(path) and (aliased or len(path) <= 2)
+            if rendered is not None and rendered != qualified and rewritable and facts is not None:
+                edits = [Edit(name_node.start_byte, name_node.end_byte, facts.import_path(rendered))]
+            symbol = entry.symbol(qualified, file.target)
+            finding = self._finding(file, symbol, name_node, edits, {"kind": "import"})
+            file.add(finding)
+            if aliased and edits and rendered is not None:
+                alias = node.child_by_field_name("alias")
+                if alias is not None:
+                    file.alias_edits[text(alias)] = AliasRewrite(tuple(edits), tuple(rendered.split(".")))
+
+    def _from_statement(self, file: _File, statement: Node) -> None:
+        module_node = statement.child_by_field_name("module_name")
+        if module_node is None or module_node.type != "dotted_name":
+            return
+        module = text(module_node).replace(" ", "").split(".")
+        facts = self.know.targets.get(file.target)
+        module_match = self.know.match(module)
+        wildcard = any(child.type == "wildcard_import" for child in statement.children)
+        if module_match is not None and (wildcard or module_match[0].report == "import"):
+            entry, size = module_match
+            if entry.report == "use":
+                return
+            file.reported_imports.add(entry.name)
+            qualified = ".".join(module[:size])
+            rendered = entry.render(qualified, file.target)
+            edits = None
+            if rendered is not None and rendered != qualified and size == len(module) and facts is not None:
+                edits = [Edit(module_node.start_byte, module_node.end_byte, facts.import_path(rendered))]
+            file.add(self._finding(file, entry.symbol(qualified, file.target), module_node, edits, {"kind": "import"}))
+            return
+        # one finding per imported name; the statement is rewritten as a whole or not at all
+        imported = [n for n in file.imports.names if n.statement.start_byte == statement.start_byte]
+        plans: list[tuple[ImportedName, Symbol | None, list[str]]] = []
+        for name in imported:
+            match = self.know.match(name.qualified)
+            if match is None or match[1] < len(name.qualified) or match[0].report == "use":
+                plans.append((name, None, name.qualified))
+                continue
+            entry, _ = match
+            qualified = ".".join(name.qualified)
+            rendered = entry.render(qualified, file.target)
+            if entry.report == "import":
+                file.reported_imports.add(entry.name)
+            plans.append((name, entry.symbol(qualified, file.target), rendered.split(".") if rendered else []))
+        reported = [(name, symbol, new) for name, symbol, new in plans if symbol is not None]
+        if not reported:
+            return
+        outcomes = [self.ruleset.outcome(symbol, file.target) for _, symbol, _ in reported]
+        edits = self._from_edits(module, module_node, plans, facts)
+        safe = all(outcome.difficulty <= Difficulty.MECHANICAL for outcome in outcomes)
+        for name, reported_symbol, _ in reported:
+            assert reported_symbol is not None
+            finding = self._finding(
+                file, reported_symbol, name.name_node, edits, {"kind": "import"}, force_unsafe=not safe
+            )
+            file.add(finding)
+        if edits:
+            for name, symbol, new in plans:
+                if symbol is not None:
+                    file.alias_edits[name.local] = AliasRewrite(tuple(edits), tuple(new))
+
+    @staticmethod
+    def _from_edits(
+        module: list[str],
+        module_node: Node,
+        plans: list[tuple[ImportedName, Symbol | None, list[str]]],
+        facts: TargetFacts | None,
+    ) -> list[Edit] | None:
+        if any(not new for _, _, new in plans) or facts is None:
+            return None
+        modules = {tuple(new[:-1]) for _, _, new in plans}
+        if len(modules) != 1:
+            return None
+        new_module = list(modules.pop())
+        edits: list[Edit] = []
+        if new_module != module:
+            import_path = facts.import_path(".".join(new_module))
+            edits.append(Edit(module_node.start_byte, module_node.end_byte, import_path))
+        for name, _, new in plans:
+            member = new[-1]
+            if member == name.qualified[-1]:
+                continue
+            written = text(name.name_node)
+            replacement = member if name.alias else f"{member} as {written}"
+            edits.append(Edit(name.name_node.start_byte, name.name_node.end_byte, replacement))
+        return edits or None
+
+    # ---- methods: x.cuda(), x.is_cuda, and npu-unsupported tensor methods ---------------------------------------
+    def _method(self, file: _File, node: Node, attribute: Node) -> None:
+        name = text(node)
+        call = attribute.parent
+        called = call is not None and call.type == "call" and call.child_by_field_name("function") == attribute
+        method = self.know.methods.get(name)
+        if method is not None and method.called == called:
+            counterpart = method.counterparts.get(file.target)
+            suffix = "()" if called else ""
+            targets = {
+                t: TargetMapping(
+                    f".{c.replacement if c.replacement != '=' else name}{suffix}" if c.replacement else "",
+                    c.difficulty,
+                    c.note,
+                )
+                for t, c in method.counterparts.items()
+            }
+            symbol = Symbol(f".{name}{suffix}", "method", method.rule, "torch", targets)
+            edits = None
+            if counterpart is not None and counterpart.replacement and counterpart.replacement not in ("=", name):
+                edits = [Edit(node.start_byte, node.end_byte, counterpart.replacement)]
+            file.add(self._finding(file, symbol, node, edits, {"kind": "method"}))
+            return
+        if file.target == "npu" and called and name in self.know.unsupported_methods:
+            file.add(self._unsupported(f"Tensor.{name}", node))
+
+    def _unsupported(self, name: str, node: Node) -> Finding:
+        advice = self.know.unsupported_advice.get(name) or self.know.unsupported_advice.get(f"torch.{name}", "")
+        symbol = Symbol(name, "api", UNSUPPORTED_RULE, "torch", {}, note=advice)
+        outcome = self.ruleset.outcome(symbol, "npu")
+        return Finding(
+            UNSUPPORTED_RULE,
+            node.start_byte,
+            node.end_byte,
+            outcome.difficulty,
+            outcome.message,
+            name,
+            data={"kind": "unsupported"},
+        )
+
+    # ---- strings: device types, backends, environment variables, CUDA sources -----------------------------------
+    def _string(self, file: _File, string: Node) -> None:
+        literal = pystrings.literal(file.data, string)
+        if literal is None:
+            return
+        facts = self.know.targets.get(file.target)
+        env = self.know.env(literal.content) if not literal.formatted else None
+        if env is not None and pystrings.is_env_key(string, file.imports):
+            self._env(file, string, literal, env)
+            return
+        if pystrings.DEVICE.match(literal.content) and literal.content.split(":")[0] in self.know.device_types:
+            if pystrings.in_position(string, self.know.device, file.imports):
+                new_type = facts.device if facts is not None else "cuda"
+                old_type = literal.content.split(":")[0]
+                edit = Edit(literal.content_start, literal.content_start + len(old_type), new_type)
+                self._literal_finding(file, string, literal, edit, "CP7010", "device string")
+            return
+        backend_spec = _is_backend_spec(literal.content) and not literal.formatted
+        if backend_spec and pystrings.in_position(string, self.know.backend, file.imports):
+            backend = facts.backend if facts is not None else "nccl"
+            device = facts.device if facts is not None else "cuda"
+            new = pystrings.rewrite_backend_spec(literal.content, backend, device, self.know.device_types)
+            edit = Edit(literal.content_start, literal.content_end, new)
+            self._literal_finding(file, string, literal, edit, "CP7020", "backend")
+
+    def _literal_finding(
+        self, file: _File, string: Node, literal: pystrings.Literal, edit: Edit, rule: str, kind: str
+    ) -> None:
+        written = file.data[string.start_byte : string.end_byte].decode("utf-8", "replace")
+        start = edit.start - string.start_byte
+        end = edit.end - string.start_byte
+        rewritten = written[:start] + edit.text + written[end:] if written.isascii() else None
+        targets = {"hip": TargetMapping(written, None)}
+        facts = self.know.targets.get(file.target)
+        if file.target != "hip" and facts is not None and rewritten is not None and rewritten != written:
+            targets[file.target] = TargetMapping(rewritten, None)
+        symbol = Symbol(written, kind, rule, "torch", targets)
+        edits = [edit] if file.target in targets and file.target != "hip" else None
+        file.add(self._finding(file, symbol, string, edits, {"kind": kind.replace(" ", "_")}))
+
+    def _env(self, file: _File, string: Node, literal: pystrings.Literal, entry: EnvEntry) -> None:
+        name = literal.content
+        counterpart = entry.counterparts.get(file.target)
+        replacement = None
+        if counterpart is not None and counterpart.replacement:
+            replacement = name if counterpart.replacement == "=" else counterpart.replacement
+        difficulty = counterpart.difficulty if counterpart is not None else None
+        note = counterpart.note if counterpart is not None else ""
+        check = entry.value_checks.get(file.target)
+        if check == "ascending-ids":
+            value = pystrings.assigned_value(file.data, string)
+            if value is not None and not pystrings.ascending_ids(value):
+                difficulty = Difficulty.MANUAL
+                note = f"the value {value!r} does not parse as ascending ids: {note}"
+        targets = {file.target: TargetMapping(replacement or "", difficulty, note)}
+        symbol = Symbol(name, "variable", entry.rule, "environment", targets)
+        edits = None
+        if replacement and replacement != name:
+            edits = [Edit(literal.content_start, literal.content_end, replacement)]
+        file.add(self._finding(file, symbol, string, edits, {"kind": "environment"}, needs_module=False))
+
+    def _source_file(self, file: _File, content: Node) -> None:
+        """A `.cu` file name: the extension call it is passed to builds CUDA code."""
+        call = _enclosing_call(content)
+        if call is not None:
+            self._extension_call(file, call)
+
+    def _extension_call(self, file: _File, call: Node) -> None:
+        function = call.child_by_field_name("function")
+        if function is None or (function.start_byte, function.end_byte) in file.seen:
+            return
+        links = _chain_of(function)
+        if links is None:
+            return
+        parts = [link.name for link in links]
+        qualified = file.imports.resolve(parts) or parts
+        name = ".".join(qualified)
+        match = self.know.match(qualified)
+        if match is not None and match[0].rule == _EXTENSION_RULE and match[1] == len(qualified):
+            entry = match[0]
+            if entry.when == "cuda-sources" and not pystrings.passes_cuda_sources(call):
+                return
+            file.add(self._finding(file, entry.symbol(name, file.target), function, None, {"kind": "extension"}))
+            return
+        if not parts[-1].endswith("Extension") or not pystrings.passes_cuda_sources(call):
+            return
+        # Another extension class given CUDA sources: nothing hipifies them (only CUDAExtension is on ROCm).
+        note = "only CUDAExtension is hipified when PyTorch builds for ROCm: build the CUDA sources with it"
+        symbol = Symbol(name, "extension", _EXTENSION_RULE, "torch", {"hip": TargetMapping("", None, note)})
+        file.add(self._finding(file, symbol, function, None, {"kind": "extension"}))
+
+    # ---- findings and fixes --------------------------------------------------------------------------------------
+    def _insertion(self, file: _File) -> Edit | None:
+        if not file.insertion_known:
+            facts = self.know.targets.get(file.target)
+            if facts is not None and facts.module and not file.imports.imports_module(facts.module):
+                file.insertion = file.imports.insertion(facts.module)
+            file.insertion_known = True
+        return file.insertion
+
+    def _finding(
+        self,
+        file: _File,
+        symbol: Symbol,
+        node: Node,
+        edits: list[Edit] | None,
+        data: dict[str, str],
+        force_unsafe: bool = False,
+        needs_module: bool = True,
+    ) -> Finding:
+        outcome = self.ruleset.outcome(symbol, file.target)
+        fix = None
+        replacement = outcome.replacement
+        difficulty, message = outcome.difficulty, outcome.message
+        mapped = symbol.targets.get(file.target)
+        renamed = mapped is not None and bool(mapped.replacement) and mapped.replacement != symbol.name
+        if not edits and renamed and difficulty <= Difficulty.MECHANICAL:
+            # the counterpart is certain, but this spelling cannot be rewritten safely (an import shared with
+            # names that have none, a module alias used for other things): a person does it
+            difficulty = Difficulty.MANUAL
+            message += "; this spelling cannot be rewritten automatically: change it by hand"
+        elif edits and force_unsafe and difficulty <= Difficulty.MECHANICAL:
+            difficulty = Difficulty.MANUAL
+            message += f"; {_SHARED_IMPORT}"
+        if edits:
+            all_edits = list(edits)
+            insertion = self._insertion(file) if needs_module else None
+            if insertion is not None:
+                all_edits.append(insertion)
+            safe = difficulty <= Difficulty.MECHANICAL and not force_unsafe
+            replacement = mapped.replacement if mapped is not None and mapped.replacement else replacement
+            fix = Fix(
+                title=f"Replace `{symbol.name}` with `{replacement}`" if replacement else f"Port `{symbol.name}`",
+                edits=tuple(all_edits),
+                applicability=Applicability.SAFE if safe else Applicability.UNSAFE,
+            )
+        return Finding(
+            symbol.rule,
+            node.start_byte,
+            node.end_byte,
+            difficulty,
+            message,
+            symbol.name,
+            replacement if fix is not None else None,
+            fix,
+            data=data,
+        )
+
+
+_SHARED_IMPORT = "its import statement also brings names that need a person, so it is not rewritten automatically"
+
+
+def _hold_shared_imports(file: _File) -> None:
+    """An alias whose import would be rewritten while some of its uses cannot follow (`tc.CUDAGraph()` on npu)
+    keeps its import: rewriting it would hide those uses from the next check. Every fix that carries the import's
+    edit becomes unsafe, and its finding manual."""
+    for local, rewrite in file.alias_edits.items():
+        uses = file.alias_uses.get(local, [])
+        if all(use.fix is not None and use.fix.is_safe for use in uses):
+            continue
+        held = set(rewrite.edits)
+        for finding in file.findings:
+            fix = finding.fix
+            if fix is None or not fix.is_safe or not held.intersection(fix.edits):
+                continue
+            finding.fix = Fix(fix.title, fix.edits, Applicability.UNSAFE)
+            if finding.difficulty <= Difficulty.MECHANICAL:
+                finding.difficulty = Difficulty.MANUAL
+                finding.message += f"; `{local}` is also used for APIs that need a person, so its import is kept"
+
+
+def _occurrences(data: bytes, word: bytes) -> list[int]:
+    """Where `word` stands as a whole word (a handful of words per file: cheaper than a regex over the buffer)."""
+    out = []
+    size = len(word)
+    position = data.find(word)
+    while position >= 0:
+        before = data[position - 1] if position else 32
+        after = data[position + size] if position + size < len(data) else 32
+        if before not in _WORD_BYTES and after not in _WORD_BYTES:
+            out.append(position)
+        position = data.find(word, position + size)
+    return out
+
+
+# ---- tree helpers ------------------------------------------------------------------------------------------------
+def _chain(node: Node) -> list[Link] | None:
+    """The longest dotted chain of identifiers through `node` (`torch.cuda.amp.autocast` from any of its names)."""
+    top = node
+    parent = top.parent
+    if parent is not None and parent.type == "attribute" and parent.child_by_field_name("attribute") == top:
+        top = parent
+    while True:
+        parent = top.parent
+        if parent is None or parent.type != "attribute" or parent.child_by_field_name("object") != top:
+            break
+        top = parent
+    return _chain_of(top)
+
+
+def _chain_of(top: Node) -> list[Link] | None:
+    links: list[Link] = []
+    current: Node | None = top
+    while current is not None and current.type == "attribute":
+        attribute = current.child_by_field_name("attribute")
+        if attribute is None:
+            return None
+        links.append(Link(text(attribute), attribute, current))
+        current = current.child_by_field_name("object")
+    if current is None or current.type != "identifier":
+        return None
+    links.append(Link(text(current), current, current))
+    links.reverse()
+    return links
+
+
+def _enclosing_call(node: Node) -> Node | None:
+    current: Node | None = node
+    for _ in range(12):
+        if current is None:
+            return None
+        if current.type == "call":
+            return current
+        if current.type in ("module", "block", "function_definition", "class_definition"):
+            return None
+        current = current.parent
+    return None
+
+
+_BACKEND_SPEC = re.compile(r"^(?:nccl|(?:\w+:\w+)(?:,\w+:\w+)*)$")
+
+
+def _is_backend_spec(text_: str) -> bool:
+    return "nccl" in text_ and bool(_BACKEND_SPEC.match(text_))
