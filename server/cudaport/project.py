@@ -22,6 +22,7 @@ _QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULT
 _ANY_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
 _MAX_DEPTH = 24
 _MAX_HEADER = 2 * 1024 * 1024
+_ANCESTOR_LEVELS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +132,10 @@ class ProjectIndex:
         return found
 
     def _resolve(self, folder: Path, name: str) -> Path | None:
-        for base in (folder, *self.roots):
+        """The including file's folder first, then its ancestors (projects put `src/` or `include/` on the include
+        path: `#include "ggml-cuda/common.cuh"` from inside ggml-cuda/), then the roots of the run."""
+        ancestors = list(folder.parents)[:_ANCESTOR_LEVELS]
+        for base in (folder, *ancestors, *self.roots):
             candidate = base / name
             if candidate.is_file():
                 return Path(os.path.normpath(candidate))

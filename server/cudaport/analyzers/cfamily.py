@@ -447,6 +447,25 @@ class CFamilyAnalyzer:
             shim = scan.context.shims.get(finding.symbol)
             if shim is not None:
                 _downgrade(finding, f"already mapped to `{shim.replacement}` by {shim.header}")
+                continue
+            value = _macro_defined_at(scan.data, finding)
+            if value is not None:
+                # `#define cudaMalloc musaMalloc`: a portability header for another platform defines the CUDA name
+                # itself; renaming it would break that header, and nothing here calls CUDA.
+                _downgrade(finding, f"this file defines `{finding.symbol}` itself (as `{value}`)")
+
+
+_DEFINE_HEAD = re.compile(rb"[ \t]*#[ \t]*define[ \t]+\Z")
+_DEFINE_VALUE = re.compile(rb"(?:\([^)\n]*\))?[ \t]+([A-Za-z_][\w:]*)")
+
+
+def _macro_defined_at(data: bytes, finding: Finding) -> str | None:
+    """The value of a `#define` whose name is the finding (`#define cudaMalloc musaMalloc` -> musaMalloc)."""
+    line_start = data.rfind(b"\n", 0, finding.start) + 1
+    if not _DEFINE_HEAD.match(data, line_start, finding.start):
+        return None
+    value = _DEFINE_VALUE.match(data, finding.end)
+    return value.group(1).decode("utf-8", "replace") if value else None
 
 
 def _needles(pattern: str) -> tuple[bytes, ...]:
