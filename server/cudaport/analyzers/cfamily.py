@@ -8,23 +8,22 @@ positions are looked up in the tree to learn their context (comment, string, mac
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import tree_sitter_cuda
-from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
+from tree_sitter import Language, Node, Parser, Tree
 
 from ..models import Applicability, Difficulty, Edit, Finding, Fix
 from ..ruleset import Outcome, RuleSet, Symbol, TargetMapping
 from . import ptx, warp
-from .base import FileContext
+from .base import FileContext, search_windows
 from .calls import CallRewrite, load_call_rewrites
 from .clex import in_spans, literal_and_comment_spans
 from .preproc import GuardIndex, guarded_regions, shim_definitions
 from .tsutil import C_COMMENT_OR_STRING, in_device_code, is_called, node_at
 
 CUDA_LANGUAGE = Language(tree_sitter_cuda.language())
-_COMMENTS = Query(CUDA_LANGUAGE, "(comment) @comment")
 
 _WORD = re.compile(rb"[A-Za-z_]\w*")
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
@@ -42,6 +41,12 @@ class Scan:
     ruleset: RuleSet
     ranges: list[tuple[int, int]] | None
     _macro_spans: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    # The parts of the buffer the finders scan: all of it, or the ranges widened to whole lines (an editor
+    # re-analysing a few edited lines must not pay for a scan of the whole file).
+    windows: list[tuple[int, int]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.windows = search_windows(self.data, self.ranges)
 
     def wanted(self, start: int) -> bool:
         if self.ranges is None:
@@ -126,7 +131,9 @@ class CFamilyAnalyzer:
 
     # ---- names: symbols and namespaces ----------------------------------------------------------------------
     def _names(self, scan: Scan) -> Iterator[Finding]:
-        words = set(_WORD.findall(scan.data))
+        words: set[bytes] = set()
+        for lo, hi in scan.windows:
+            words.update(_WORD.findall(scan.data, lo, hi))
         symbol_words = words & self._symbol_words
         namespace_words = words & self._namespace_words
         if self._prefix is not None:
@@ -138,22 +145,24 @@ class CFamilyAnalyzer:
         pattern = re.compile(rb"(?<![\w$])(?:" + alternatives + rb")(?![\w$])")
         hits: list[tuple[int, int, str, Node, bool]] = []
         user_defined: set[str] = set()
-        for match in pattern.finditer(scan.data):
-            start, end = match.span()
-            if not scan.wanted(start):
-                continue
-            found = scan.code_node(start, end)
-            if found is None:
-                continue
-            node, in_macro = found
-            if node.type == "field_identifier":
-                continue
-            name = match.group(0).decode()
-            parent = node.parent
-            if parent is not None and parent.type == "function_declarator" and not in_macro:
-                user_defined.add(name)  # the user's own function of that name: none of its uses are CUDA's
-                continue
-            hits.append((start, end, name, node, in_macro))
+        for lo, hi in scan.windows:
+            for match in pattern.finditer(scan.data, lo, hi):
+                start, end = match.span()
+                if not scan.wanted(start):
+                    continue
+                found = scan.code_node(start, end)
+                if found is None:
+                    continue
+                node, in_macro = found
+                if node.type == "field_identifier":
+                    continue
+                name = match.group(0).decode()
+                if _declares_function(node, in_macro):
+                    user_defined.add(name)  # the user's own function of that name: none of its uses are CUDA's
+                    continue
+                hits.append((start, end, name, node, in_macro))
+        if scan.ranges is not None and hits:
+            user_defined |= _declared_elsewhere(scan, {name for _, _, name, _, _ in hits} - user_defined)
         for start, end, name, node, in_macro in hits:
             if name in user_defined:
                 continue
@@ -258,7 +267,7 @@ class CFamilyAnalyzer:
         if b"include" not in scan.data:
             return
         target = scan.context.target
-        for match in _INCLUDE.finditer(scan.data):
+        for match in (m for lo, hi in scan.windows for m in _INCLUDE.finditer(scan.data, lo, hi)):
             start, end = match.span(2)
             if not scan.wanted(start):
                 continue
@@ -286,14 +295,17 @@ class CFamilyAnalyzer:
         target = self.ruleset.targets.get(scan.context.target)
         if target is None:
             return
+        # Both facts need the whole buffer: work them out once, and only when a finding can use them.
         guards: GuardIndex | None = None
-        markers = self._markers.get(target.name)
-        if markers is not None and markers.search(scan.data):
-            guards = guarded_regions(scan.data, markers, _comment_spans(scan.root))
-        local_shims = shim_definitions(scan.data, self.ruleset.symbols, target.shim_prefixes)
+        local_shims: dict[str, str] | None = None
         for finding in findings:
             if finding.difficulty == Difficulty.PORTABLE:
                 continue
+            if local_shims is None:
+                markers = self._markers.get(target.name)
+                if markers is not None and markers.search(scan.data):
+                    guards = guarded_regions(scan.data, markers, _comment_test(scan.root))
+                local_shims = shim_definitions(scan.data, self.ruleset.symbols, target.shim_prefixes)
             region = guards.find(finding.start) if guards else None
             if region is not None:
                 _downgrade(
@@ -318,10 +330,54 @@ def _downgrade(finding: Finding, why: str) -> None:
     finding.data["ported"] = "1"
 
 
-def _comment_spans(root: Node) -> list[tuple[int, int]]:
-    """Comments can hide directives (`/* #endif */`); the query runs in C, over the whole tree."""
-    nodes = QueryCursor(_COMMENTS).captures(root).get("comment", [])
-    return sorted((n.start_byte, n.end_byte) for n in nodes)
+def _comment_test(root: Node) -> Callable[[int], bool]:
+    """Comments can hide directives (`/* #endif */`): asks the tree about each directive's position, which is
+    far cheaper than listing every comment of a large file."""
+
+    def in_comment(offset: int) -> bool:
+        node = root.descendant_for_byte_range(offset, offset + 1)
+        return node is not None and node.type == "comment" and node.start_byte <= offset
+
+    return in_comment
+
+
+def _declares_function(node: Node, in_macro: bool) -> bool:
+    parent = node.parent
+    return not in_macro and parent is not None and parent.type == "function_declarator"
+
+
+def _declared_elsewhere(scan: Scan, names: set[str]) -> set[str]:
+    """Names among `names` that the user declares as functions outside the scanned windows (a ranged scan must
+    still know that `cudaMalloc` is the user's own function when its definition lies elsewhere in the file)."""
+    declared: set[str] = set()
+    data = scan.data
+    for name in names:
+        word = name.encode()
+        position = data.find(word)
+        while position != -1 and name not in declared:
+            end = position + len(word)
+            if (
+                not _inside(scan.windows, position)
+                and not _is_word_byte(data, position - 1)
+                and not _is_word_byte(data, end)
+                and data[end : end + 256].lstrip()[:1] == b"("
+            ):
+                found = scan.code_node(position, end)
+                if found is not None and _declares_function(*found):
+                    declared.add(name)
+            position = data.find(word, end)
+    return declared
+
+
+def _inside(windows: list[tuple[int, int]], offset: int) -> bool:
+    return any(lo <= offset < hi for lo, hi in windows)
+
+
+def _is_word_byte(data: bytes, index: int) -> bool:
+    if index < 0 or index >= len(data):
+        return False
+    byte = data[index]
+    return byte in (0x24, 0x5F) or 0x30 <= byte <= 0x39 or 0x41 <= byte <= 0x5A or 0x61 <= byte <= 0x7A
 
 
 def _concrete_header(symbol: Symbol, path: str, target: str) -> Symbol:

@@ -82,7 +82,7 @@ def find_inline_asm(scan: Scan, table: PtxTable) -> Iterator[Finding]:
     if b"asm" not in scan.data:
         return
     seen_end = -1
-    for match in _ASM.finditer(scan.data):
+    for match in (m for lo, hi in scan.windows for m in _ASM.finditer(scan.data, lo, hi)):
         start, end = match.span()
         if start < seen_end or not scan.wanted(start):
             continue
@@ -172,7 +172,9 @@ def _finding(scan: Scan, table: PtxTable, block: AsmBlock, template: str) -> Fin
         parts = []
         for entry in matched:
             counterpart = entry.counterparts.get(target, "")
-            parts.append(f"{entry.name} → `{counterpart}`" if counterpart else f"{entry.name} has no {label} counterpart")
+            parts.append(
+                f"{entry.name} → `{counterpart}`" if counterpart else f"{entry.name} has no {label} counterpart"
+            )
         message = f"{rule.subject} `{snippet}`: " + "; ".join(parts)
     else:
         rule = scan.ruleset.rule(_PTX_RULE)

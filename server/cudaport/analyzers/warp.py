@@ -47,9 +47,9 @@ def find_warp_assumptions(scan: Scan) -> Iterator[Finding]:
         for shared in _shared_arrays(scan):
             shared_sizes.add(shared.start)
             yield shared
-    for match in _LITERAL.finditer(scan.data):
+    for match in (m for lo, hi in scan.windows for m in _LITERAL.finditer(scan.data, lo, hi)):
         start, end = match.span(1) if match.group(1) else match.span()
-        if start in shared_sizes or not scan.wanted(start):
+        if start in shared_sizes:
             continue
         found = scan.code_node(start, end)
         if found is None:
@@ -57,7 +57,8 @@ def find_warp_assumptions(scan: Scan) -> Iterator[Finding]:
         node, in_macro = found
         literal = match.group(0).decode() if not match.group(1) else "5"
         finding = _macro_constant(scan, node, literal) if in_macro else _classify(scan, node, literal)
-        if finding is not None:
+        # A finding may start before its literal (`tid % 32` starts at `tid`): the range test is on the finding.
+        if finding is not None and scan.wanted(finding.start):
             yield finding
 
 
@@ -180,10 +181,8 @@ def _owner_name(node: Node) -> str | None:
 
 
 def _shared_arrays(scan: Scan) -> Iterator[Finding]:
-    for match in _SHARED.finditer(scan.data):
+    for match in (m for lo, hi in scan.windows for m in _SHARED.finditer(scan.data, lo, hi)):
         start, end = match.span()
-        if not scan.wanted(start):
-            continue
         found = scan.code_node(start, end)
         if found is None or found[1]:
             continue
@@ -192,7 +191,7 @@ def _shared_arrays(scan: Scan) -> Iterator[Finding]:
             continue
         for size in _array_sizes(declaration):
             value = text(size)
-            if value in ("32", "33"):
+            if value in ("32", "33") and scan.wanted(size.start_byte):
                 yield _make(
                     scan,
                     SHARED_ARRAY,
