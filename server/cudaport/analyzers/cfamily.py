@@ -360,7 +360,6 @@ def _declared_elsewhere(scan: Scan, names: set[str]) -> set[str]:
                 not _inside(scan.windows, position)
                 and not _is_word_byte(data, position - 1)
                 and not _is_word_byte(data, end)
-                and data[end : end + 256].lstrip()[:1] == b"("
             ):
                 found = scan.code_node(position, end)
                 if found is not None and _declares_function(*found):

@@ -13,7 +13,7 @@ from tree_sitter import Node
 
 from ..models import Difficulty, Finding
 from ..ruleset import Outcome
-from .tsutil import ancestor, in_device_code, text
+from .tsutil import in_device_code, text
 
 if TYPE_CHECKING:
     from .cfamily import Scan
@@ -24,7 +24,6 @@ SHARED_ARRAY = "CP2006"
 
 _GATE = re.compile(rb"threadIdx|__global__|__device__|__shared__|[Ww][Aa][Rr][Pp]|[Ll]ane|__shfl|__ballot|MASK|[Mm]ask")
 _LITERAL = re.compile(rb"(?<![\w.])(?:32|31|33|0[xX]1[fF]|0[xX][fF]{8}[uUlL]{0,3})(?![\w.])|>>\s*(5)(?![\w.])")
-_SHARED = re.compile(rb"(?<![\w$])__shared__(?![\w$])")
 _LANEISH = re.compile(
     r"threadIdx|blockDim|lane|warp|\bwid\b|\btid\b|\btidx\b|thread_?id|thread_?idx|local_?id|\btx\b",
     re.IGNORECASE,
@@ -42,21 +41,26 @@ _LANE_OPERATORS = {"%": {"32"}, "&": {"31", "0x1f"}, "/": {"32"}, ">>": {"5"}, "
 def find_warp_assumptions(scan: Scan) -> Iterator[Finding]:
     if not _GATE.search(scan.data):
         return
-    shared_sizes: set[int] = set()
-    if b"__shared__" in scan.data:
-        for shared in _shared_arrays(scan):
-            shared_sizes.add(shared.start)
-            yield shared
+    shared = b"__shared__" in scan.data
     for match in (m for lo, hi in scan.windows for m in _LITERAL.finditer(scan.data, lo, hi)):
         start, end = match.span(1) if match.group(1) else match.span()
-        if start in shared_sizes:
-            continue
         found = scan.code_node(start, end)
         if found is None:
             continue
         node, in_macro = found
         literal = match.group(0).decode() if not match.group(1) else "5"
-        finding = _macro_constant(scan, node, literal) if in_macro else _classify(scan, node, literal)
+        if shared and not in_macro and literal in ("32", "33") and _sizes_shared_array(node):
+            finding: Finding | None = _make(
+                scan,
+                SHARED_ARRAY,
+                start,
+                end,
+                literal,
+                f"`__shared__` array sized by {literal}: one slot per lane or warp assumes 32-lane warps; "
+                f"{_label(scan)} wavefronts have 64 lanes",
+            )
+        else:
+            finding = _macro_constant(scan, node, literal) if in_macro else _classify(scan, node, literal)
         # A finding may start before its literal (`tid % 32` starts at `tid`): the range test is on the finding.
         if finding is not None and scan.wanted(finding.start):
             yield finding
@@ -180,41 +184,20 @@ def _owner_name(node: Node) -> str | None:
     return None
 
 
-def _shared_arrays(scan: Scan) -> Iterator[Finding]:
-    for match in (m for lo, hi in scan.windows for m in _SHARED.finditer(scan.data, lo, hi)):
-        start, end = match.span()
-        found = scan.code_node(start, end)
-        if found is None or found[1]:
-            continue
-        declaration = ancestor(found[0], frozenset({"declaration", "field_declaration"}), limit=4)
-        if declaration is None:
-            continue
-        for size in _array_sizes(declaration):
-            value = text(size)
-            if value in ("32", "33") and scan.wanted(size.start_byte):
-                yield _make(
-                    scan,
-                    SHARED_ARRAY,
-                    size.start_byte,
-                    size.end_byte,
-                    value,
-                    f"`__shared__` array sized by {value}: one slot per lane or warp assumes 32-lane warps; "
-                    f"{_label(scan)} wavefronts have 64 lanes",
-                )
-
-
-def _array_sizes(declaration: Node) -> Iterator[Node]:
-    stack = [declaration]
-    while stack:
-        node = stack.pop()
-        for child in node.children:
-            if child.type == "array_declarator":
-                size = child.child_by_field_name("size")
-                if size is not None and size.type == "number_literal":
-                    yield size
-                stack.append(child)
-            elif child.type in ("init_declarator",):
-                stack.append(child)
+def _sizes_shared_array(node: Node) -> bool:
+    """`node` is the size of an array dimension (`partial[32]`, `tile[32][33]`) declared `__shared__`. Found from the
+    size, where the finding is, so that a scan of the size's line alone finds it too."""
+    parent = node.parent
+    if node.type != "number_literal" or parent is None or parent.type != "array_declarator":
+        return False
+    if parent.child_by_field_name("size") != node:
+        return False
+    declaration: Node | None = parent
+    while declaration is not None and declaration.type in ("array_declarator", "init_declarator"):
+        declaration = declaration.parent
+    if declaration is None or declaration.type not in ("declaration", "field_declaration"):
+        return False
+    return any(child.text == b"__shared__" for child in declaration.children)
 
 
 def _make(scan: Scan, rule_code: str, start: int, end: int, symbol: str, message: str) -> Finding:

@@ -15,7 +15,7 @@ from lsprotocol import types
 from ..models import Difficulty, Finding
 from ..suppress import directive
 from . import edits as byte_edits
-from .diagnostics import to_diagnostic
+from .diagnostics import as_lsp
 from .documents import Document
 from .features import register
 from .languages import LanguageProfile, profile
@@ -103,13 +103,12 @@ class CodeActions:
             and start <= f.end
             and (resolved.options.show_portable or f.difficulty > Difficulty.PORTABLE)
         ]
-        target = resolved.settings.target
-        ruleset = resolved.engine.ruleset
+        build = self.server.diagnostics.builder(document.lines, resolved).build
         fixes: list[types.CodeAction] = []
         ignores: list[types.CodeAction] = []
         seen_rules: set[tuple[int, str]] = set()
         for finding in shown:
-            diagnostic = to_diagnostic(finding, document.lines, unit, target, ruleset)
+            diagnostic = as_lsp(build(finding))
             fix = finding.fix
             if fix is not None:
                 edits = [byte_edits.minimal(document.data, e.start, e.end, e.text.encode()) for e in fix.edits]

@@ -7,19 +7,23 @@ Each diagnostic carries the rule code, a link to the rule's documentation, the d
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
-from typing import TYPE_CHECKING, Any
+import time
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 
 from ..models import Difficulty, Finding
 from ..output.formats import rule_url
 from ..ruleset import RuleSet
 from ..source import LineIndex
 from . import analysis
+from .configuration import Resolved
 from .documents import Document
 from .features import register
-from .positions import to_range
+from .protocol import PreparedJSON, RawJSON
 
 if TYPE_CHECKING:
     from .server import CudaportServer
@@ -29,34 +33,95 @@ log = logging.getLogger(__name__)
 IDENTIFIER = "cudaport"
 
 
-def to_diagnostic(
-    finding: Finding,
-    lines: LineIndex,
-    unit: str,
-    target: str,
-    ruleset: RuleSet,
-    code_descriptions: bool = True,
-) -> types.Diagnostic:
-    difficulty = finding.difficulty.label
-    symbol = ruleset.symbols.get(finding.symbol)
-    deprecated = symbol is not None and bool(symbol.deprecated or symbol.removed)
-    data: dict[str, Any] = {
-        "difficulty": difficulty,
-        "target": target,
-        "symbol": finding.symbol,
-        "replacement": finding.replacement,
-        "fixable": finding.fixable,
-    }
-    return types.Diagnostic(
-        range=to_range(lines, finding.start, finding.end, unit),
-        message=f"[{difficulty}] {finding.message}",
-        severity=types.DiagnosticSeverity(int(finding.severity)),
-        code=finding.rule,
-        code_description=types.CodeDescription(href=rule_url(finding.rule)) if code_descriptions else None,
-        source=IDENTIFIER,
-        tags=[types.DiagnosticTag.Deprecated] if deprecated else None,
-        data=data,
-    )
+class DiagnosticBuilder:
+    """Findings as LSP diagnostics in JSON form. Everything but the range is the same for every finding with the
+    same rule, message and rating (all the `cudaMalloc`s of a file), so that part is built once and shared."""
+
+    _shared: ClassVar[dict[tuple[object, ...], dict[str, Any]]] = {}
+
+    def __init__(self, lines: LineIndex, unit: str, target: str, ruleset: RuleSet, code_descriptions: bool) -> None:
+        self.lines = lines
+        self.unit = unit
+        self.target = target
+        self.ruleset = ruleset
+        self.code_descriptions = code_descriptions
+
+    def build(self, finding: Finding) -> dict[str, Any]:
+        position = self.lines.position
+        line, column = position(finding.start, self.unit)
+        end_line, end_column = position(finding.end, self.unit)
+        return {
+            "range": {
+                "start": {"line": line, "character": column},
+                "end": {"line": end_line, "character": end_column},
+            },
+            **self._constant_part(finding),
+        }
+
+    def _constant_part(self, finding: Finding) -> dict[str, Any]:
+        fixable = finding.fixable
+        key = (
+            finding.rule,
+            finding.message,
+            finding.difficulty,
+            finding.severity,
+            finding.symbol,
+            finding.replacement,
+            fixable,
+            self.target,
+            self.code_descriptions,
+        )
+        shared = self._shared.get(key)
+        if shared is not None:
+            return shared
+        difficulty = finding.difficulty.label
+        symbol = self.ruleset.symbols.get(finding.symbol)
+        shared = {
+            "message": f"[{difficulty}] {finding.message}",
+            "severity": int(finding.severity),
+            "code": finding.rule,
+            "source": IDENTIFIER,
+            "data": {
+                "difficulty": difficulty,
+                "target": self.target,
+                "symbol": finding.symbol,
+                "replacement": finding.replacement,
+                "fixable": fixable,
+            },
+        }
+        if self.code_descriptions:
+            shared["codeDescription"] = {"href": rule_url(finding.rule)}
+        if symbol is not None and (symbol.deprecated or symbol.removed):
+            shared["tags"] = [int(types.DiagnosticTag.Deprecated)]
+        if len(self._shared) > 50_000:
+            self._shared.clear()
+        self._shared[key] = shared
+        return shared
+
+
+class Rendered:
+    """A finding's diagnostic, and its JSON text once it has been sent."""
+
+    __slots__ = ("_text", "diagnostic", "finding")
+
+    def __init__(self, finding: Finding, diagnostic: dict[str, Any]) -> None:
+        self.finding = finding
+        self.diagnostic = diagnostic
+        self._text: str | None = None
+
+    def text(self) -> str:
+        if self._text is None:
+            self._text = json.dumps(self.diagnostic, separators=(",", ":"))
+        return self._text
+
+
+def as_lsp(diagnostic: dict[str, Any]) -> types.Diagnostic:
+    """The lsprotocol form, for the few places that embed a diagnostic in a typed message (code actions)."""
+    result: types.Diagnostic = _CONVERTER.structure(diagnostic, types.Diagnostic)
+    return result
+
+
+_CONVERTER = get_converter()
 
 
 class Diagnostics:
@@ -96,6 +161,7 @@ class Diagnostics:
             document.needs_full = True
             document.analysed_version = document.version
             document.dirty = []
+            document.refresh = []
             document.result_id += 1
             return analysis.Outcome("failed")
         if outcome.mode != "current":
@@ -111,18 +177,39 @@ class Diagnostics:
         self._tell_about_skip(document)
         return outcome
 
-    def diagnostics_of(self, document: Document) -> list[types.Diagnostic]:
+    def builder(self, lines: LineIndex, resolved: Resolved) -> DiagnosticBuilder:
+        return DiagnosticBuilder(
+            lines, self.server.unit, resolved.settings.target, resolved.engine.ruleset, self.code_descriptions()
+        )
+
+    def diagnostics_of(self, document: Document) -> list[dict[str, Any]]:
+        return [entry.diagnostic for entry in self._rendered(document)]
+
+    def diagnostics_json(self, document: Document) -> str:
+        """The diagnostics as a JSON array, each serialised once and reused while its finding stays put."""
+        return "[" + ",".join(entry.text() for entry in self._rendered(document)) + "]"
+
+    def _rendered(self, document: Document) -> list[Rendered]:
         resolved = self.server.resolve(document)
         show_portable = resolved.options.show_portable
-        unit = self.server.unit
-        descriptions = self.code_descriptions()
-        target = resolved.settings.target
-        ruleset = resolved.engine.ruleset
-        return [
-            to_diagnostic(f, document.lines, unit, target, ruleset, descriptions)
-            for f in document.findings
-            if show_portable or f.difficulty > Difficulty.PORTABLE
-        ]
+        built_for = (resolved.token, self.server.unit, self.code_descriptions())
+        if document.rendered_for != built_for:
+            document.rendered = {}
+            document.rendered_for = built_for
+        cache = document.rendered
+        build = self.builder(document.lines, resolved).build
+        kept: dict[int, Rendered] = {}
+        out = []
+        for finding in document.findings:
+            if not show_portable and finding.difficulty == Difficulty.PORTABLE:
+                continue
+            entry = cache.get(id(finding))
+            if entry is None or entry.finding is not finding:
+                entry = Rendered(finding, build(finding))
+            kept[id(finding)] = entry
+            out.append(entry)
+        document.rendered = kept
+        return out
 
     def _tell_about_skip(self, document: Document) -> None:
         reason = document.skipped
@@ -161,19 +248,27 @@ class Diagnostics:
 
     def publish(self, document: Document) -> None:
         try:
-            diagnostics = self.diagnostics_of(document)
+            diagnostics = self.diagnostics_json(document)
         except Exception:
             log.exception("converting the findings of %s failed", document.uri)
-            diagnostics = []
-        self.server.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=document.uri, diagnostics=diagnostics, version=document.version)
-        )
+            diagnostics = "[]"
+        params = f'{{"uri":{json.dumps(document.uri)},"version":{document.version},"diagnostics":{diagnostics}}}'
+        self.server.protocol.notify(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, RawJSON(params))
+        if document.changed_at is not None:
+            log.debug(
+                "published %d diagnostics for %s v%d %.1f ms after the change arrived",
+                len(document.rendered),
+                document.uri,
+                document.version,
+                (time.perf_counter() - document.changed_at) * 1000,
+            )
+            document.changed_at = None
 
     def clear(self, uri: str) -> None:
         self._cancel(self._timers, uri)
         self._cancel(self._idle_checks, uri)
         if not self.pull_mode:
-            self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+            self.server.protocol.notify(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, PreparedJSON(uri=uri, diagnostics=[]))
 
     # ---- the whole-file check once typing stops ------------------------------------------------------------
     def _schedule_idle_check(self, document: Document) -> None:
@@ -200,15 +295,15 @@ class Diagnostics:
             self.publish(document)
 
     # ---- pull ---------------------------------------------------------------------------------------------
-    def pull(self, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+    def pull(self, params: types.DocumentDiagnosticParams) -> PreparedJSON | RawJSON:
         document = self.server.documents.get(params.text_document.uri)
         if document is None:
-            return types.RelatedFullDocumentDiagnosticReport(items=[], result_id="closed")
+            return PreparedJSON(kind="full", items=[], resultId="closed")
         self.bring_up_to_date(document)
         result_id = f"{document.result_id}"
         if params.previous_result_id == result_id:
-            return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-        return types.RelatedFullDocumentDiagnosticReport(items=self.diagnostics_of(document), result_id=result_id)
+            return PreparedJSON(kind="unchanged", resultId=result_id)
+        return RawJSON(f'{{"kind":"full","resultId":"{result_id}","items":{self.diagnostics_json(document)}}}')
 
     def changed_elsewhere(self, document: Document) -> None:
         """Something outside the buffer (a header it includes) changed: analyse it whole again."""

@@ -8,6 +8,7 @@ the changed byte range is remembered so that only that part of the file is analy
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,19 +41,28 @@ class Document:
     # Analysis bookkeeping: byte ranges changed since the last analysis (in current coordinates), whether the
     # next analysis must cover the whole file, which version and configuration the findings describe.
     dirty: list[tuple[int, int]] = field(default_factory=list)
+    refresh: list[tuple[int, int]] = field(default_factory=list)  # findings to find again, where they are
     needs_full: bool = True
     analysed_version: int | None = None
     config_token: object | None = None
     context: FileContext | None = None
+    context_stale: bool = False  # an edit touched an #include: the project headers are looked up again
     incremental_runs: int = 0  # incremental analyses since the last whole-file one
-    declares_cuda_names: bool = False  # the file declares functions named like CUDA APIs (see LanguageProfile)
+    # Functions the file declares with names the rule data knows (see LanguageProfile.declarations): byte span and
+    # name, kept in step with edits like findings.
+    declarations: list[tuple[int, int, str]] = field(default_factory=list)
+    changed_at: float | None = None  # when the oldest change not yet reflected in published diagnostics arrived
+    # Diagnostics already built (JSON form), by finding: a keystroke moves few findings' LSP positions, and the
+    # others' diagnostics are sent again as they were. The key says what they were built for.
+    rendered: dict[int, Any] = field(default_factory=dict)  # id(finding) -> diagnostics.Rendered
+    rendered_for: tuple[object, ...] = ()
     result_id: int = 0  # bumped whenever the findings are recomputed (pull diagnostics' resultId)
     skipped: str | None = None  # why the buffer is not analysed (too large, binary, excluded, ...)
     reported_skip: str | None = None  # the skip reason the user has already been told about
 
     @property
     def current(self) -> bool:
-        return self.analysed_version == self.version and not self.dirty and not self.needs_full
+        return self.analysed_version == self.version and not self.dirty and not self.refresh and not self.needs_full
 
     @property
     def binary(self) -> bool:
@@ -170,10 +180,14 @@ def replace_bytes(document: Document, start: int, end: int, text: bytes) -> None
     if language_profile is not None and language_profile.file_wide is not None and not document.needs_full:
         touched_old = (old.rfind(b"\n", 0, start) + 1, _line_end(old, end))
         touched_new = (touched_old[0], _line_end(data, new_end))
-        if language_profile.file_wide.search(old, *touched_old) or language_profile.file_wide.search(
-            data, *touched_new
-        ):
+
+        def touches(pattern: re.Pattern[bytes] | None) -> bool:
+            return pattern is not None and bool(pattern.search(old, *touched_old) or pattern.search(data, *touched_new))
+
+        if touches(language_profile.file_wide):
             document.needs_full = True  # a directive, import or suppression: findings anywhere may change
+        elif touches(language_profile.context_lines):
+            document.context_stale = True
     if document.tree is not None:
         start_point = _point(lines, start)
         old_end_point = _point(lines, end)
@@ -193,31 +207,53 @@ def replace_bytes(document: Document, start: int, end: int, text: bytes) -> None
     document.lines = lines.replaced(start, end, text, data)
     document.data = data
     delta = len(text) - (end - start)
+    refresh = []
+    for lo, hi in document.refresh:
+        if hi < start:
+            refresh.append((lo, hi))
+        elif lo > end:
+            refresh.append((lo + delta, hi + delta))
+        else:
+            document.dirty.append((lo, hi))  # edited in the meantime: analysed with the edit
+    document.refresh = refresh
     dirty = [(start, new_end)]
     for lo, hi in document.dirty:
         if hi < start:
             dirty.append((lo, hi))
         elif lo > end:
-            dirty.append((lo + delta, hi + delta))
+            document.refresh.append((lo + delta, hi + delta))  # the same finding, with the directive's new line
         else:
             dirty.append((min(lo, start), max(hi + delta, new_end)))
     kept: list[Finding] = []
     # Messages of already-ported code name the line of the directive that selects the target's path: when lines
     # come or go before it, those findings are analysed again (they are few).
     lines_moved = text.count(b"\n") != old.count(b"\n", start, end)
+    rendered = document.rendered
+    edit_line_end = _line_end(data, new_end)
     for finding in document.findings:
         lo, hi = extent(finding)
         if hi < start:
-            kept.append(finding)
+            kept.append(finding)  # an LSP position depends only on the text before it: unchanged
         elif lo > end and not (lines_moved and finding.data.get("ported")):
             kept.append(_shifted(finding, delta))
+            if lines_moved or finding.start <= edit_line_end:
+                rendered.pop(id(finding), None)  # its line or column moved
         elif lo > end:
-            dirty.append((lo + delta, hi + delta))
+            document.refresh.append((lo + delta, hi + delta))  # the same finding, with the directive's new line
         else:
             # The change touches the finding or its fix: it is found again (or not) by re-analysis.
             dirty.append((min(lo, start), max(hi + delta, new_end)))
     document.findings = kept
     document.dirty = dirty
+    declarations = []
+    for lo, hi, name in document.declarations:
+        if hi < start:
+            declarations.append((lo, hi, name))
+        elif lo > end:
+            declarations.append((lo + delta, hi + delta, name))
+        else:
+            document.needs_full = True  # a CUDA-named declaration edited: uses anywhere may change meaning
+    document.declarations = declarations
 
 
 def extent(finding: Finding) -> tuple[int, int]:

@@ -21,6 +21,9 @@ class LanguageProfile:
     # portability #defines, includes, imports that alias `torch.cuda`, file-level suppressions): such an edit
     # re-analyses the whole file.
     file_wide: re.Pattern[bytes] | None
+    # Edits to lines matching this change what the file includes: the project headers it sees are looked up again
+    # (a portability header mapping CUDA names for the whole file makes the edit file-wide).
+    context_lines: re.Pattern[bytes] | None
     # Re-analysis widens an edit to the outermost enclosing node of one of these types (a function: whether code
     # is device code depends on its qualifiers) ...
     scopes: frozenset[str]
@@ -43,10 +46,15 @@ C_FAMILY = LanguageProfile(
     line_comment="//",
     block_comment=("/*", "*/"),
     file_wide=re.compile(
-        rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|undef|include)\b"
-        rb"|\btypedef\b|\busing\b|" + _SUPPRESSION,
+        # conditional compilation (which code paths are already dual-stack)
+        rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b"
+        # portability definitions: `#define cudaMalloc hipMalloc`, `typedef hipStream_t cudaStream_t;`
+        rb"|^[ \t]*#[ \t]*define[ \t]+\w+[ \t]+[A-Za-z_][\w:]*[ \t]*(?://[^\n]*)?$"
+        rb"|^[ \t]*(?:typedef[ \t]+\w+[ \t]+\w+|using[ \t]+\w+[ \t]*=[ \t]*\w+)[ \t]*;"
+        rb"|" + _SUPPRESSION,
         re.MULTILINE,
     ),
+    context_lines=re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"', re.MULTILINE),
     scopes=frozenset({"function_definition", "preproc_def", "preproc_function_def", "template_declaration"}),
     containers=frozenset(
         {
@@ -81,13 +89,14 @@ PYTHON = LanguageProfile(
     line_comment="#",
     block_comment=None,
     file_wide=re.compile(rb"\bimport\b|\b__all__\b|" + _SUPPRESSION),
+    context_lines=None,
     scopes=frozenset({"function_definition", "decorated_definition"}),
     containers=frozenset({"module", "block", "class_definition"}),
     literals=frozenset({"comment", "string", "string_content", "concatenated_string"}),
 )
 
 # A language without a profile: always re-analysed whole, no suppression comments written.
-GENERIC = LanguageProfile(None, None, None, frozenset(), frozenset(), frozenset({"comment", "string"}))
+GENERIC = LanguageProfile(None, None, None, None, frozenset(), frozenset(), frozenset({"comment", "string"}))
 
 PROFILES: dict[str, LanguageProfile] = {"c": C_FAMILY, "python": PYTHON}
 

@@ -4,20 +4,50 @@ gets an error response instead of silence (a client would wait for it forever)."
 
 from __future__ import annotations
 
+import asyncio
+import functools
+import inspect
+import json
 import logging
 from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
+from cattrs import Converter
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
-from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
+from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCResponseMessage
 
 from .positions import preferred_encoding
 
 log = logging.getLogger(__name__)
 
 Handler = Generator[Any, Any, Any]
+
+
+class PreparedJSON(dict[str, Any]):
+    """A message part built directly in JSON form (diagnostics: thousands of small objects on every keystroke).
+    It is serialised as it is, instead of being built as lsprotocol objects and walked by cattrs."""
+
+
+class RawJSON(str):
+    """A message part already serialised (ASCII JSON text): diagnostics are serialised once per finding and sent
+    again as they are while the finding stays where it is."""
+
+
+def converter_factory() -> Converter:
+    converter: Converter = default_converter()  # type: ignore[no-untyped-call]
+    converter.register_unstructure_hook(PreparedJSON, lambda value: value)
+    return converter
+
+
+# Notifications whose parameters the server sends as PreparedJSON (pygls would unstructure them by their declared
+# lsprotocol type, which a plain mapping is not).
+_PREPARED = frozenset({types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, types.PROGRESS})
+
+
+_PENDING_WRITES: set[asyncio.Future[Any]] = set()
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +60,12 @@ class _Undecodable:
 
 
 class CudaportProtocol(LanguageServerProtocol):
+    @functools.lru_cache  # noqa: B019 (one protocol object per process, as in pygls)
+    def get_message_type(self, method: str) -> type[Any] | None:
+        if method in _PREPARED:
+            return None  # sent as a generic notification whose params are serialised by their runtime type
+        return super().get_message_type(method)
+
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams) -> Handler:
         general = params.capabilities.general
@@ -65,6 +101,30 @@ class CudaportProtocol(LanguageServerProtocol):
             request_id = data.get("id")
             if "method" in data and isinstance(request_id, int | str) and not isinstance(request_id, bool):
                 return _Undecodable(request_id, str(data.get("method")), exc)
+            raise
+
+    def _send_data(self, data: Any) -> None:
+        """pygls serialises every message with json.dumps; a RawJSON part is spliced in as it is."""
+        body: str | None = None
+        if isinstance(data, JsonRPCNotification) and isinstance(data.params, RawJSON):
+            body = f'{{"jsonrpc":"2.0","method":{json.dumps(data.method)},"params":{data.params}}}'
+        elif isinstance(data, JsonRPCResponseMessage) and isinstance(data.result, RawJSON):
+            body = f'{{"jsonrpc":"2.0","id":{json.dumps(data.id)},"result":{data.result}}}'
+        if body is None or self.writer is None:
+            super()._send_data(data)
+            return
+        payload = body.encode("utf-8")
+        if self._include_headers:
+            content_type = f"{self.CONTENT_TYPE}; charset={self.CHARSET}"
+            payload = f"Content-Length: {len(payload)}\r\nContent-Type: {content_type}\r\n\r\n".encode() + payload
+        try:
+            result = self.writer.write(payload)
+            if inspect.isawaitable(result):  # an asynchronous transport: keep the write alive until it is done
+                task = asyncio.ensure_future(result)
+                _PENDING_WRITES.add(task)
+                task.add_done_callback(_PENDING_WRITES.discard)
+        except BrokenPipeError:
+            log.error("the connection to the client is lost")
             raise
 
     def handle_message(self, message: Any) -> None:

@@ -27,7 +27,7 @@ from .configuration import Configuration, Resolved
 from .diagnostics import Diagnostics
 from .documents import Document, DocumentStore
 from .hover import Hover
-from .protocol import CudaportProtocol
+from .protocol import CudaportProtocol, converter_factory
 from .settings import EditorSettings
 from .sync import TextSync
 from .workspace_diagnostics import WorkspaceDiagnostics
@@ -42,6 +42,7 @@ class CudaportServer(LanguageServer):
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             protocol_cls=CudaportProtocol,
+            converter_factory=converter_factory,
         )
         self.shutdown_requested = False
         self.unit = "utf-16"  # LineIndex column unit of the negotiated position encoding (set at initialize)

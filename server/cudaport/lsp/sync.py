@@ -5,6 +5,7 @@ version than the one it has) is logged and ignored, never guessed at."""
 from __future__ import annotations
 
 import logging
+import time
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -32,8 +33,11 @@ class TextSync:
         self.server.workspace_diagnostics.workspace_changed()
 
     def did_change(self, params: types.DidChangeTextDocumentParams) -> None:
+        arrived = time.perf_counter()
         document = self.server.documents.change(params.text_document, list(params.content_changes), self.server.unit)
         if document is not None:
+            if document.changed_at is None:
+                document.changed_at = arrived
             self.server.diagnostics.schedule(document)
 
     def did_save(self, params: types.DidSaveTextDocumentParams) -> None:

@@ -16,7 +16,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -25,15 +25,15 @@ from ..files import Skipped, SourcePath, discover
 from ..models import Difficulty
 from ..source import LineIndex
 from .configuration import Resolved
-from .diagnostics import to_diagnostic
 from .features import register
+from .protocol import PreparedJSON
 
 if TYPE_CHECKING:
     from .server import CudaportServer
 
 log = logging.getLogger(__name__)
 
-Report = types.WorkspaceFullDocumentDiagnosticReport | types.WorkspaceUnchangedDocumentDiagnosticReport
+Report = dict[str, Any]  # a WorkspaceFull/UnchangedDocumentDiagnosticReport in JSON form
 
 _REPORT_EVERY = 0.25  # seconds between progress reports
 _PARTIAL_BATCH = 50  # documents per partial result
@@ -51,21 +51,21 @@ class WorkspaceDiagnostics:
         self._changed.set()
         self._changed = asyncio.Event()
 
-    async def workspace_diagnostic(self, params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
+    async def workspace_diagnostic(self, params: types.WorkspaceDiagnosticParams) -> PreparedJSON:
         previous = {p.uri: p.value for p in params.previous_result_ids}
         if not previous:
             return await self._first_scan(params)
         while True:
             changed = self._changed  # taken before scanning: a change during the scan wakes us at once
             reports = await self._scan(previous)
-            news = [r for r in reports if isinstance(r, types.WorkspaceFullDocumentDiagnosticReport)]
+            news = [r for r in reports if r["kind"] == "full"]
             if news or params.partial_result_token is None:
                 return self._answer(params, reports)
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(changed.wait(), timeout=_PARKED_RESCAN)
 
     # ---- scanning -----------------------------------------------------------------------------------------
-    async def _first_scan(self, params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
+    async def _first_scan(self, params: types.WorkspaceDiagnosticParams) -> PreparedJSON:
         files = list(self._files())
         token = await self._begin_progress(params.work_done_token, len(files))
         partial = params.partial_result_token
@@ -101,7 +101,7 @@ class WorkspaceDiagnostics:
                 self.server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
                 self.server.work_done_progress.tokens.pop(token, None)
         log.info("workspace diagnostics: %d of %d files%s", done, len(files), " (cancelled)" if cancelled else "")
-        return types.WorkspaceDiagnosticReport(items=items)
+        return PreparedJSON(items=items)
 
     async def _scan(self, previous: dict[str, str]) -> list[Report]:
         reports: list[Report] = []
@@ -110,21 +110,19 @@ class WorkspaceDiagnostics:
             report = self._report(source_path, resolved, previous)
             if report is not None:
                 reports.append(report)
-                seen.add(report.uri)
+                seen.add(report["uri"])
             await asyncio.sleep(0)
         for uri in previous.keys() - seen:  # deleted, or now excluded: clear what the client still shows
-            reports.append(types.WorkspaceFullDocumentDiagnosticReport(uri=uri, items=[], version=None))
+            reports.append({"kind": "full", "uri": uri, "items": [], "version": None})
         return reports
 
-    def _answer(
-        self, params: types.WorkspaceDiagnosticParams, reports: list[Report]
-    ) -> types.WorkspaceDiagnosticReport:
+    def _answer(self, params: types.WorkspaceDiagnosticParams, reports: list[Report]) -> PreparedJSON:
         token = params.partial_result_token
         if token is None:
-            return types.WorkspaceDiagnosticReport(items=reports)
+            return PreparedJSON(items=reports)
         for start in range(0, len(reports), _PARTIAL_BATCH):
             self._send_partial(token, reports[start : start + _PARTIAL_BATCH])
-        return types.WorkspaceDiagnosticReport(items=[])
+        return PreparedJSON(items=[])
 
     def _files(self) -> Iterator[tuple[SourcePath, Resolved]]:
         configuration = self.server.configuration
@@ -147,13 +145,9 @@ class WorkspaceDiagnostics:
             diagnostics.bring_up_to_date(document)
             result_id = f"open:{document.version}:{document.result_id}"
             if previous.get(uri) == result_id:
-                return types.WorkspaceUnchangedDocumentDiagnosticReport(
-                    uri=uri, result_id=result_id, version=document.version
-                )
+                return {"kind": "unchanged", "uri": uri, "resultId": result_id, "version": document.version}
             items = diagnostics.diagnostics_of(document)
-            return types.WorkspaceFullDocumentDiagnosticReport(
-                uri=uri, items=items, version=document.version, result_id=result_id
-            )
+            return {"kind": "full", "uri": uri, "items": items, "version": document.version, "resultId": result_id}
         try:
             stat = source_path.path.stat()
         except OSError as exc:
@@ -162,22 +156,15 @@ class WorkspaceDiagnostics:
         show_portable = resolved.options.show_portable
         result_id = f"disk:{stat.st_mtime_ns}:{stat.st_size}:{id(resolved.token)}:{int(show_portable)}"
         if previous.get(uri) == result_id:
-            return types.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, result_id=result_id, version=None)
+            return {"kind": "unchanged", "uri": uri, "resultId": result_id, "version": None}
         result = resolved.engine.check_path(source_path)
         if result.skipped or result.error:
             log.info("workspace diagnostics: %s: %s", source_path.label, result.skipped or result.error)
         items = []
         if result.source is not None:
-            lines = LineIndex(result.source.data)
-            unit = self.server.unit
-            target = resolved.settings.target
-            ruleset = resolved.engine.ruleset
-            items = [
-                to_diagnostic(f, lines, unit, target, ruleset, diagnostics.code_descriptions())
-                for f in result.findings
-                if show_portable or f.difficulty > Difficulty.PORTABLE
-            ]
-        return types.WorkspaceFullDocumentDiagnosticReport(uri=uri, items=items, version=None, result_id=result_id)
+            build = diagnostics.builder(LineIndex(result.source.data), resolved).build
+            items = [build(f) for f in result.findings if show_portable or f.difficulty > Difficulty.PORTABLE]
+        return {"kind": "full", "uri": uri, "items": items, "version": None, "resultId": result_id}
 
     # ---- progress -----------------------------------------------------------------------------------------
     async def _begin_progress(self, token: types.ProgressToken | None, total: int) -> types.ProgressToken | None:
@@ -211,6 +198,4 @@ class WorkspaceDiagnostics:
         return future is not None and future.cancelled()
 
     def _send_partial(self, token: types.ProgressToken, reports: list[Report]) -> None:
-        self.server.progress(
-            types.ProgressParams(token=token, value=types.WorkspaceDiagnosticReportPartialResult(items=list(reports)))
-        )
+        self.server.protocol.notify(types.PROGRESS, PreparedJSON(token=token, value={"items": list(reports)}))
