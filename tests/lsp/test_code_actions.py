@@ -182,3 +182,22 @@ async def test_python_suppression(lsp: Launcher, tmp_path: Path) -> None:
     text = session.apply(uri, ignore.edit)
     assert "torch.cuda.synchronize()  # cudaport: ignore[" in text and text.rstrip().endswith("# wait for the GPU")
     assert not [d for d in await session.diagnostics(uri) if d.range.start.line == 3]
+
+
+async def test_windows_line_endings_are_kept(lsp: Launcher, tmp_path: Path) -> None:
+    path = tmp_path / "crlf.cu"
+    text = "#include <cuda_runtime.h>\r\nvoid f(float* p) {\r\n  cudaFree(p);  // 释放\r\n}\r\n"
+    path.write_bytes(text.encode())
+    session = await lsp.start("emacs", options=FAST)
+    uri = session.open(path, text)
+    diagnostics = await session.diagnostics(uri)
+    assert [(d.range.start.line, d.range.start.character) for d in diagnostics] == [(0, 10), (2, 2)]
+    actions = await session.code_actions(uri, (2, 4))
+    ignored = session.apply(uri, next(a for a in actions if a.title == "Ignore CP1001 on this line").edit)
+    assert ignored.split("\r\n")[2] == "  cudaFree(p);  // cudaport: ignore[CP1001] // 释放"
+    header = await session.code_actions(uri, (0, 12))
+    fixed = session.apply(uri, next(a for a in header if a.is_preferred).edit)
+    assert fixed == ignored.replace("cuda_runtime.h", "hip/hip_runtime.h")
+    assert fixed.count("\r\n") == 4 and "\n" not in fixed.replace("\r\n", "")
+    file_wide = await session.code_actions(uri, (2, 4))
+    assert not file_wide, "nothing left to fix or ignore on that line"

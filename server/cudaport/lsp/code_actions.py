@@ -214,7 +214,8 @@ def _line_suppression(document: Document, finding: Finding, language: LanguagePr
             node = node.parent
         if node.start_byte < line_start or node.start_byte < finding.start:
             return None  # the line ends inside something that began earlier: no safe place on it
-        if node.end_byte > line_end or node.type != "comment":
+        newline = data.find(b"\n", line_start)
+        if node.end_byte > (len(data) if newline == -1 else newline) or node.type != "comment":
             # A comment or string that goes on past this line (or a string closing it): a block comment before it.
             if block_comment is None:
                 return None
