@@ -157,9 +157,8 @@ def _incremental(document: Document, resolved: Resolved, language_profile: Langu
     if sum(hi - lo for lo, hi in windows) > _WHOLE_FILE_SHARE * len(data):
         return None
     # Only where the text or its syntax changed can a declaration have come or gone.
-    edited = search_windows(data, ranges)
-    declared = _declarations(tree, language_profile, engine.ruleset, edited)
-    if sorted(d[2] for d in declared) != sorted(d[2] for d in document.declarations if _starts_in(edited, d[0])):
+    declared = _declarations(tree, language_profile, engine.ruleset, windows)
+    if sorted(d[2] for d in declared) != sorted(d[2] for d in document.declarations if _starts_in(windows, d[0])):
         return None  # the user declared (or undeclared) their own `cudaMalloc`: its uses anywhere change meaning
     if document.context is None or document.context_stale:
         context = engine.context_for(document.path, data)
@@ -174,7 +173,7 @@ def _incremental(document: Document, resolved: Resolved, language_profile: Langu
     merged.extend(fresh)
     merged.sort(key=Finding.sort_key)
     document.findings = merged
-    document.declarations = sorted([d for d in document.declarations if not _starts_in(edited, d[0])] + declared)
+    document.declarations = sorted([d for d in document.declarations if not _starts_in(windows, d[0])] + declared)
     return len(windows)
 
 
@@ -211,7 +210,8 @@ def _widen_point(root: Any, old_root: Any, lo: int, language_profile: LanguagePr
             elif body is not None and body_scope is None and header_scope is None:
                 body_scope = current
                 index = next((i for i, n in enumerate(path) if n == body), None)
-                statement = path[index - 1] if index is not None and index > 0 else body
+                # Between statements (a fresh line being typed) nothing else depends on the edit.
+                statement = path[index - 1] if index is not None and index > 0 else None
         parent = current.parent
         if parent is not None and parent.type not in language_profile.containers and current == below_container:
             below_container = parent
@@ -225,6 +225,8 @@ def _widen_point(root: Any, old_root: Any, lo: int, language_profile: LanguagePr
             header_scope = body_scope
             if before is not None:
                 extra = (before.start_byte, before.end_byte)
+    if header_scope is None and body_scope is not None and statement is None:
+        return extra
     chosen = header_scope or statement or below_container
     if chosen.type in language_profile.containers or chosen.parent is None:
         return extra
