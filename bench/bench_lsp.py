@@ -224,8 +224,10 @@ def keystrokes(text: str, language_id: str, suffix: str, edits: int, workspace: 
         findings = len(server.diagnostics(uri, 1)["params"]["diagnostics"])
     rng = random.Random(seed)
     changes: list[dict[str, Any]] = []
+    sessions = 0
     while len(changes) < edits:
         changes.extend(typing_session(lines, rng, suffix))
+        sessions += 1
     client_ms: dict[str, list[float]] = {name: [] for name in servers}
     for version, change in enumerate(changes, start=2):
         for name, server in servers.items():
@@ -241,7 +243,7 @@ def keystrokes(text: str, language_id: str, suffix: str, edits: int, workspace: 
         server.close()
     print(
         f"  {len(lines):,} lines, {len(text.encode()):,} bytes, {findings} diagnostics; "
-        f"{len(changes)} keystrokes (typing a line and erasing it, at {len(changes) // 40 or 1}+ places)"
+        f"{len(changes)} keystrokes (typing a line and erasing it, at {sessions} places)"
     )
     for name in servers:
         print(

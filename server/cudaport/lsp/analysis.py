@@ -22,7 +22,7 @@ from ..analyzers.base import search_windows
 from ..models import Finding
 from ..ruleset import RuleSet
 from .configuration import Resolved
-from .documents import Document, extent
+from .documents import Document, touched_by
 from .languages import LanguageProfile, profile
 
 log = logging.getLogger(__name__)
@@ -149,8 +149,8 @@ def _incremental(document: Document, resolved: Resolved, language_profile: Langu
         kept, dropped = [], []
         for finding in document.findings:
             (dropped if _starts_in(windows, finding.start) else kept).append(finding)
-        grow = [extent(f) for f in kept if _overlaps(windows, *extent(f))]
-        grow += [span for span in map(extent, dropped) if not _inside(windows, *span)]
+        grow = [(f.start, f.end) for f in kept if any(touched_by(f, lo, hi) for lo, hi in windows)]
+        grow += [(f.start, f.end) for f in dropped if not _inside(windows, f.start, f.end)]
         if not grow:
             break
         windows = search_windows(data, windows + grow)
@@ -272,7 +272,3 @@ def _starts_in(windows: list[tuple[int, int]], offset: int) -> bool:
 
 def _inside(windows: list[tuple[int, int]], start: int, end: int) -> bool:
     return any(lo <= start and end <= hi for lo, hi in windows)
-
-
-def _overlaps(windows: list[tuple[int, int]], start: int, end: int) -> bool:
-    return any(start < hi and lo <= end for lo, hi in windows)

@@ -207,73 +207,79 @@ def replace_bytes(document: Document, start: int, end: int, text: bytes) -> None
     document.lines = lines.replaced(start, end, text, data)
     document.data = data
     delta = len(text) - (end - start)
-    refresh = []
-    for lo, hi in document.refresh:
+
+    def moved(lo: int, hi: int) -> tuple[int, int] | None:
+        """A range after the change, moved with it; None when the change touches it."""
         if hi < start:
-            refresh.append((lo, hi))
-        elif lo > end:
-            refresh.append((lo + delta, hi + delta))
-        else:
-            document.dirty.append((lo, hi))  # edited in the meantime: analysed with the edit
-    document.refresh = refresh
+            return lo, hi
+        if lo > end:
+            return lo + delta, hi + delta
+        return None
+
+    def covering(lo: int, hi: int) -> tuple[int, int]:
+        """A range the change touches, in new coordinates, grown to cover what replaced it."""
+        return min(lo, start), max(hi + delta if hi > end else new_end, new_end)
+
     dirty = [(start, new_end)]
     for lo, hi in document.dirty:
-        if hi < start:
-            dirty.append((lo, hi))
-        elif lo > end:
-            document.refresh.append((lo + delta, hi + delta))  # the same finding, with the directive's new line
+        dirty.append(moved(lo, hi) or covering(lo, hi))
+    refresh = []
+    for lo, hi in document.refresh:
+        kept_range = moved(lo, hi)
+        if kept_range is not None:
+            refresh.append(kept_range)
         else:
-            dirty.append((min(lo, start), max(hi + delta, new_end)))
-    kept: list[Finding] = []
+            dirty.append(covering(lo, hi))  # edited in the meantime: analysed with the edit
     # Messages of already-ported code name the line of the directive that selects the target's path: when lines
-    # come or go before it, those findings are analysed again (they are few).
+    # come or go before it, those findings are found again where they are (they are few).
     lines_moved = text.count(b"\n") != old.count(b"\n", start, end)
     rendered = document.rendered
     edit_line_end = _line_end(data, new_end)
+    kept: list[Finding] = []
     for finding in document.findings:
-        lo, hi = extent(finding)
-        if hi < start:
-            kept.append(finding)  # an LSP position depends only on the text before it: unchanged
-        elif lo > end and not (lines_moved and finding.data.get("ported")):
-            kept.append(_shifted(finding, delta))
-            if lines_moved or finding.start <= edit_line_end:
-                rendered.pop(id(finding), None)  # its line or column moved
-        elif lo > end:
-            document.refresh.append((lo + delta, hi + delta))  # the same finding, with the directive's new line
-        else:
+        if touched_by(finding, start, end):
             # The change touches the finding or its fix: it is found again (or not) by re-analysis.
-            dirty.append((min(lo, start), max(hi + delta, new_end)))
+            dirty.append(covering(finding.start, finding.end))
+            continue
+        after = finding.start > end
+        if after and lines_moved and finding.data.get("ported"):
+            refresh.append((finding.start + delta, finding.end + delta))
+            continue
+        kept.append(_moved(finding, end, delta))
+        if after and (lines_moved or finding.start <= edit_line_end):
+            rendered.pop(id(finding), None)  # its line or column moved; before the change nothing moves
     document.findings = kept
     document.dirty = dirty
+    document.refresh = refresh
     declarations = []
     for lo, hi, name in document.declarations:
-        if hi < start:
-            declarations.append((lo, hi, name))
-        elif lo > end:
-            declarations.append((lo + delta, hi + delta, name))
-        else:
+        kept_range = moved(lo, hi)
+        if kept_range is None:
             document.needs_full = True  # a CUDA-named declaration edited: uses anywhere may change meaning
+        else:
+            declarations.append((*kept_range, name))
     document.declarations = declarations
 
 
-def extent(finding: Finding) -> tuple[int, int]:
-    """The bytes a finding depends on: its own span and the spans its fix would rewrite."""
-    lo, hi = finding.start, finding.end
-    if finding.fix is not None:
-        for edit in finding.fix.edits:
-            lo = min(lo, edit.start)
-            hi = max(hi, edit.end)
-    return lo, hi
+def touched_by(finding: Finding, start: int, end: int) -> bool:
+    """Whether a change of [start, end) touches the finding or one of its fix's edits (an edit far away, like the
+    import a Python fix inserts at the top, does not make the finding's neighbourhood matter)."""
+    if finding.end >= start and finding.start <= end:
+        return True
+    fix = finding.fix
+    return fix is not None and any(e.end >= start and e.start <= end for e in fix.edits)
 
 
-def _shifted(finding: Finding, delta: int) -> Finding:
+def _moved(finding: Finding, end: int, delta: int) -> Finding:
+    """A finding the change does not touch, with its offsets and its fix's moved where they lie after it."""
     if delta == 0:
         return finding
-    finding.start += delta
-    finding.end += delta
+    if finding.start > end:
+        finding.start += delta
+        finding.end += delta
     fix = finding.fix
-    if fix is not None:
-        edits = tuple(Edit(e.start + delta, e.end + delta, e.text) for e in fix.edits)
+    if fix is not None and any(e.start > end for e in fix.edits):
+        edits = tuple(Edit(e.start + delta, e.end + delta, e.text) if e.start > end else e for e in fix.edits)
         finding.fix = Fix(fix.title, edits, fix.applicability)
     return finding
 
