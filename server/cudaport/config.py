@@ -118,13 +118,17 @@ def load_settings(
     config: Path | None = None,
     overrides: Mapping[str, Any] | None = None,
     known_targets: Sequence[str] | None = None,
+    overrides_from: str = "command line",
+    use_files: bool = True,
 ) -> Settings:
     """Settings for paths under `start` (or from an explicit `config` file), with `overrides` applied on top.
 
-    `overrides` uses the configuration keys (`target`, `select`, `extend-exclude`, ...)."""
+    `overrides` uses the configuration keys (`target`, `select`, `extend-exclude`, ...); `overrides_from` names
+    where they came from in error messages. `use_files=False` ignores configuration files (the defaults a front
+    end falls back to when the project's configuration is broken)."""
     if known_targets is None:
         known_targets = tuple(load_ruleset().targets)
-    path = config if config is not None else find_config(start or Path.cwd())
+    path = config if config is not None else find_config(start or Path.cwd()) if use_files else None
     table: dict[str, Any] = {}
     if path is not None:
         table = _read_table(path)
@@ -134,7 +138,7 @@ def load_settings(
     settings = Settings(config_path=path, root=root)
     settings = _apply(settings, table, str(path) if path else "configuration", root, known_targets)
     if overrides:
-        settings = _apply(settings, dict(overrides), "command line", Path.cwd(), known_targets)
+        settings = _apply(settings, dict(overrides), overrides_from, Path.cwd(), known_targets)
     return settings
 
 

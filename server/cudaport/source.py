@@ -139,6 +139,26 @@ class LineIndex:
             pos = find(b"\n", pos + 1)
         self._starts = starts
 
+    def replaced(self, start: int, end: int, text: bytes, data: bytes) -> LineIndex:
+        """The index of `data`: this index's buffer with bytes [start, end) replaced by `text`.
+
+        Cheaper than indexing `data` afresh, which an editor would do on every keystroke: the line starts
+        before the edit are kept, those after it move by the change in length."""
+        starts = self._starts
+        first = bisect.bisect_right(starts, start)  # line starts after `start`: the removed newlines come first
+        last = bisect.bisect_right(starts, end)
+        delta = len(text) - (end - start)
+        inserted = []
+        pos = text.find(b"\n")
+        while pos != -1:
+            inserted.append(start + pos + 1)
+            pos = text.find(b"\n", pos + 1)
+        tail = starts[last:] if delta == 0 else [s + delta for s in starts[last:]]
+        index = LineIndex.__new__(LineIndex)
+        index._data = data
+        index._starts = [*starts[:first], *inserted, *tail]
+        return index
+
     @property
     def line_count(self) -> int:
         return len(self._starts)
@@ -185,7 +205,10 @@ class LineIndex:
         start = self._starts[line]
         end = self.line_end(line)
         if unit == "byte":
-            return min(start + column, end)
+            offset = min(start + max(column, 0), end)
+            while start < offset < len(self._data) and self._data[offset] & 0xC0 == 0x80:
+                offset -= 1  # never inside a character: a bad column must not split one
+            return offset
         segment = self._data[start:end]
         if segment.isascii():
             return start + min(column, len(segment))

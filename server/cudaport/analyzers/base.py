@@ -26,6 +26,38 @@ class FileContext:
     includes: frozenset[str] | None = None
 
 
+def search_windows(data: bytes, ranges: list[tuple[int, int]] | None) -> list[tuple[int, int]]:
+    """Where a finder looks: the whole buffer, or the requested byte ranges widened to whole lines and merged.
+
+    A finding must still start inside a requested range; the widening only lets line-anchored patterns
+    (`#include`, `#define`) and tokens that cross a range's edge match exactly as they do in a full scan."""
+    if ranges is None:
+        return [(0, len(data))]
+    windows: list[tuple[int, int]] = []
+    for lo, hi in sorted(ranges):
+        lo = max(0, min(lo, len(data)))
+        hi = max(lo, min(hi, len(data)))
+        lo = data.rfind(b"\n", 0, lo) + 1
+        while lo > 0 and _continued(data, lo - 1):  # a line continued from the one above: one logical line
+            lo = data.rfind(b"\n", 0, lo - 1) + 1
+        end = data.find(b"\n", hi)
+        while end != -1 and _continued(data, end):
+            end = data.find(b"\n", end + 1)
+        hi = len(data) if end == -1 else end + 1
+        if windows and lo <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], max(windows[-1][1], hi))
+        else:
+            windows.append((lo, hi))
+    return windows
+
+
+def _continued(data: bytes, newline: int) -> bool:
+    """Whether the line ending at `newline` ends with a backslash that splices the next line onto it."""
+    if newline >= 1 and data[newline - 1] == 0x5C:
+        return True
+    return newline >= 2 and data[newline - 1] == 0x0D and data[newline - 2] == 0x5C
+
+
 class Analyzer(Protocol):
     language: str
 

@@ -8,23 +8,22 @@ positions are looked up in the tree to learn their context (comment, string, mac
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import tree_sitter_cuda
-from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
+from tree_sitter import Language, Node, Parser, Tree
 
 from ..models import Applicability, Difficulty, Edit, Finding, Fix
 from ..ruleset import Outcome, RuleSet, Symbol, TargetMapping
 from . import kernels, ptx, warp
-from .base import FileContext
+from .base import FileContext, search_windows
 from .calls import CallRewrite, load_call_rewrites
 from .clex import in_spans, literal_and_comment_spans
 from .preproc import GuardIndex, at_line_start, guarded_regions, shim_definitions
 from .tsutil import C_COMMENT_OR_STRING, in_device_code, is_called, node_at, text
 
 CUDA_LANGUAGE = Language(tree_sitter_cuda.language())
-_COMMENTS = Query(CUDA_LANGUAGE, "(comment) @comment")
 
 _WORD = re.compile(rb"[A-Za-z_]\w*")
 # Starts with a literal `#` so the regex engine can skip ahead; `_at_line_start` checks the rest.
@@ -50,13 +49,22 @@ class Scan:
     ruleset: RuleSet
     ranges: list[tuple[int, int]] | None
     _macro_spans: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    # The parts of the buffer the finders scan: all of it, or the ranges widened to whole lines (an editor
+    # re-analysing a few edited lines must not pay for a scan of the whole file).
+    windows: list[tuple[int, int]] = field(init=False)
     _words: set[bytes] | None = None
+
+    def __post_init__(self) -> None:
+        self.windows = search_windows(self.data, self.ranges)
 
     @property
     def words(self) -> set[bytes]:
-        """Every distinct identifier-like word of the buffer (one C-level pass, shared by the finders)."""
+        """Every distinct identifier-like word of the scanned windows (one C-level pass, shared by the finders)."""
         if self._words is None:
-            self._words = set(_WORD.findall(self.data))
+            words: set[bytes] = set()
+            for lo, hi in self.windows:
+                words.update(_WORD.findall(self.data, lo, hi))
+            self._words = words
         return self._words
 
     def wanted(self, start: int) -> bool:
@@ -165,7 +173,7 @@ class CFamilyAnalyzer:
             return
         hits: list[tuple[int, int, str, Node, bool]] = []
         user_defined: set[str] = set()
-        for start, end, word in _occurrences(scan.data, wanted):
+        for start, end, word in _occurrences(scan.data, wanted, scan.windows):
             if not scan.wanted(start):
                 continue
             found = scan.code_node(start, end)
@@ -179,6 +187,8 @@ class CFamilyAnalyzer:
                 user_defined.add(name)  # the user's own function of that name: none of its uses are CUDA's
                 continue
             hits.append((start, end, name, node, in_macro))
+        if scan.ranges is not None and hits:
+            user_defined |= _declared_elsewhere(scan, {name for _, _, name, _, _ in hits} - user_defined)
         for start, end, name, node, in_macro in hits:
             if name in user_defined:
                 continue
@@ -343,7 +353,7 @@ class CFamilyAnalyzer:
         if b"include" not in scan.data:
             return
         target = scan.context.target
-        for match in _INCLUDE.finditer(scan.data):
+        for match in (m for lo, hi in scan.windows for m in _INCLUDE.finditer(scan.data, lo, hi)):
             if not at_line_start(scan.data, match.start()):
                 continue
             start, end = match.span(2)
@@ -421,18 +431,21 @@ class CFamilyAnalyzer:
         target = self.ruleset.targets.get(scan.context.target)
         if target is None:
             return
+        # Both facts need the whole buffer: work them out once, and only when a finding can use them.
         guards: GuardIndex | None = None
-        markers = self._markers.get(target.name)
-        needles = self._marker_needles.get(target.name, ())
-        gate = not needles or any(n in scan.data for n in needles)
-        if markers is not None and gate and markers.search(scan.data):
-            guards = guarded_regions(scan.data, markers, _comment_spans(scan.root))
-        local_shims: dict[str, str] = {}
-        if any(prefix.encode() in scan.data for prefix in target.shim_prefixes):
-            local_shims = shim_definitions(scan.data, self.ruleset.symbols, target.shim_prefixes)
+        local_shims: dict[str, str] | None = None
         for finding in findings:
             if finding.difficulty == Difficulty.PORTABLE:
                 continue
+            if local_shims is None:
+                markers = self._markers.get(target.name)
+                needles = self._marker_needles.get(target.name, ())
+                gate = not needles or any(n in scan.data for n in needles)
+                if markers is not None and gate and markers.search(scan.data):
+                    guards = guarded_regions(scan.data, markers, _comment_test(scan.root))
+                local_shims = {}
+                if any(prefix.encode() in scan.data for prefix in target.shim_prefixes):
+                    local_shims = shim_definitions(scan.data, self.ruleset.symbols, target.shim_prefixes)
             region = guards.find(finding.start) if guards else None
             if region is not None:
                 _downgrade(
@@ -482,27 +495,29 @@ def _needles(pattern: str) -> tuple[bytes, ...]:
     return tuple(needles)
 
 
-def _occurrences(data: bytes, words: set[bytes]) -> list[tuple[int, int, bytes]]:
-    """Every whole-word occurrence of `words` in `data`, in order. bytes.find runs in C at memory speed, which beats
-    a regex alternation that must try every word at every position."""
+def _occurrences(data: bytes, words: set[bytes], windows: list[tuple[int, int]]) -> list[tuple[int, int, bytes]]:
+    """Every whole-word occurrence of `words` inside `windows`, in order. bytes.find runs in C at memory speed,
+    which beats a regex alternation that must try every word at every position."""
     found: list[tuple[int, int, bytes]] = []
     find = data.find
     size = len(data)
-    for word in words:
-        length = len(word)
-        position = find(word)
-        while position != -1:
-            end = position + length
-            before = data[position - 1] if position else 0
-            after = data[end] if end < size else 0
-            if not (_IS_WORD[before] or _IS_WORD[after]):
-                found.append((position, end, word))
-            position = find(word, end)
+    for lo, hi in windows:
+        for word in words:
+            length = len(word)
+            position = find(word, lo, hi)
+            while position != -1:
+                end = position + length
+                before = data[position - 1] if position else 0
+                after = data[end] if end < size else 0
+                if not (_IS_WORD[before] or _IS_WORD[after]):
+                    found.append((position, end, word))
+                position = find(word, end, hi)
     found.sort()
     return found
 
 
-_IS_WORD = [chr(c).isalnum() or chr(c) in "_$" if c < 128 else True for c in range(256)]
+# ASCII only, like `\\w` in a bytes regex: the tree decides about non-ASCII identifiers (its node must span the word).
+_IS_WORD = [c < 128 and (chr(c).isalnum() or chr(c) in "_$") for c in range(256)]
 
 
 def _first_code_line(scan: Scan) -> int:
@@ -564,10 +579,48 @@ def _downgrade(finding: Finding, why: str) -> None:
     finding.data["ported"] = "1"
 
 
-def _comment_spans(root: Node) -> list[tuple[int, int]]:
-    """Comments can hide directives (`/* #endif */`); the query runs in C, over the whole tree."""
-    nodes = QueryCursor(_COMMENTS).captures(root).get("comment", [])
-    return sorted((n.start_byte, n.end_byte) for n in nodes)
+def _comment_test(root: Node) -> Callable[[int], bool]:
+    """Comments can hide directives (`/* #endif */`): asks the tree about each directive's position, which is
+    far cheaper than listing every comment of a large file."""
+
+    def in_comment(offset: int) -> bool:
+        node = root.descendant_for_byte_range(offset, offset + 1)
+        return node is not None and node.type == "comment" and node.start_byte <= offset
+
+    return in_comment
+
+
+def _declared_elsewhere(scan: Scan, names: set[str]) -> set[str]:
+    """Names among `names` that the user declares as functions outside the scanned windows (a ranged scan must
+    still know that `cudaMalloc` is the user's own function when its definition lies elsewhere in the file)."""
+    declared: set[str] = set()
+    data = scan.data
+    for name in names:
+        word = name.encode()
+        position = data.find(word)
+        while position != -1 and name not in declared:
+            end = position + len(word)
+            if (
+                not _inside(scan.windows, position)
+                and not _is_word_byte(data, position - 1)
+                and not _is_word_byte(data, end)
+            ):
+                found = scan.code_node(position, end)
+                if found is not None and not found[1] and _defines_function(found[0]):
+                    declared.add(name)
+            position = data.find(word, end)
+    return declared
+
+
+def _inside(windows: list[tuple[int, int]], offset: int) -> bool:
+    return any(lo <= offset < hi for lo, hi in windows)
+
+
+def _is_word_byte(data: bytes, index: int) -> bool:
+    if index < 0 or index >= len(data):
+        return False
+    byte = data[index]
+    return byte in (0x24, 0x5F) or 0x30 <= byte <= 0x39 or 0x41 <= byte <= 0x5A or 0x61 <= byte <= 0x7A
 
 
 def _concrete_header(symbol: Symbol, path: str, target: str) -> Symbol:

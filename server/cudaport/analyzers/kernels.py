@@ -34,7 +34,7 @@ def find_kernels(scan: Scan) -> Iterator[Finding]:
 
 
 def _definitions(scan: Scan) -> Iterator[Finding]:
-    for match in _GLOBAL.finditer(scan.data):
+    for match in (m for lo, hi in scan.windows for m in _GLOBAL.finditer(scan.data, lo, hi)):
         start, end = match.span()
         if not scan.wanted(start):
             continue
@@ -51,7 +51,7 @@ def _definitions(scan: Scan) -> Iterator[Finding]:
 
 
 def _launches(scan: Scan) -> Iterator[Finding]:
-    for match in _CHEVRONS.finditer(scan.data):
+    for match in (m for lo, hi in scan.windows for m in _CHEVRONS.finditer(scan.data, lo, hi)):
         start, end = match.span()
         if not scan.wanted(start):
             continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 _DIRECTIVE = re.compile(
@@ -49,30 +49,25 @@ class GuardIndex:
         return bool(self.regions)
 
 
-def guarded_regions(data: bytes, markers: re.Pattern[bytes], comments: Iterable[tuple[int, int]] = ()) -> GuardIndex:
-    """Conditional chains that test one of `markers` (outermost ones; nested chains lie inside them)."""
+def guarded_regions(
+    data: bytes, markers: re.Pattern[bytes], in_comment: Callable[[int], bool] | None = None
+) -> GuardIndex:
+    """Conditional chains that test one of `markers` (outermost ones; nested chains lie inside them).
+
+    `in_comment(offset)` tells whether a directive-looking line is inside a comment (`/* #endif */`)."""
     if not markers.search(data):
         return GuardIndex([])
-    comment_starts: list[int] = []
-    comment_ends: list[int] = []
-    for start, end in comments:
-        comment_starts.append(start)
-        comment_ends.append(end)
-
-    def in_comment(offset: int) -> bool:
-        index = bisect.bisect_right(comment_starts, offset) - 1
-        return index >= 0 and offset < comment_ends[index]
-
+    lines = _LineCounter(data)
     regions: list[GuardedRegion] = []
     stack: list[tuple[int, str, int]] = []  # (start, marker or "", line of marker)
-    for match in _DIRECTIVE.finditer(data):
-        if comment_starts and in_comment(match.start()):
+    for match in _directives(data):
+        if in_comment is not None and in_comment(match.start()):
             continue
         keyword = match.group(1)
         condition = match.group(2)
         if keyword.startswith(b"if"):
             found = markers.search(condition)
-            stack.append((match.start(), _text(found.group(0)) if found else "", _line(data, match.start())))
+            stack.append((match.start(), _text(found.group(0)) if found else "", lines.line(match.start())))
         elif keyword == b"endif":
             if not stack:
                 continue
@@ -83,7 +78,7 @@ def guarded_regions(data: bytes, markers: re.Pattern[bytes], comments: Iterable[
             found = markers.search(condition) if keyword.startswith(b"elif") else None
             if found:
                 start, _, _ = stack[-1]
-                stack[-1] = (start, _text(found.group(0)), _line(data, match.start()))
+                stack[-1] = (start, _text(found.group(0)), lines.line(match.start()))
     # An unterminated chain (half-typed code) still guards to the end of the buffer.
     for start, marker, line in stack:
         if marker:
@@ -129,5 +124,43 @@ def _text(value: bytes) -> str:
     return value.decode("utf-8", "replace")
 
 
-def _line(data: bytes, offset: int) -> int:
-    return data.count(b"\n", 0, offset) + 1
+def _lines_starting_with(data: bytes, word: bytes) -> Iterator[int]:
+    """Starts of the lines whose first non-blank text is `word`: what `^[ \t]*word` finds with re.MULTILINE,
+    located with bytes.find (a MULTILINE regex tries every position of a large buffer)."""
+    position = data.find(word)
+    while position != -1:
+        line_start = data.rfind(b"\n", 0, position) + 1
+        if not data[line_start:position].strip(b" \t"):
+            yield line_start
+        line_end = data.find(b"\n", position)
+        if line_end == -1:
+            return
+        position = data.find(word, line_end)
+
+
+def _directives(data: bytes) -> Iterator[re.Match[bytes]]:
+    """The conditional directives, as `_DIRECTIVE.finditer` finds them (a match may span continuation lines)."""
+    resume = 0
+    for line_start in _lines_starting_with(data, b"#"):
+        if line_start < resume:
+            continue
+        match = _DIRECTIVE.match(data, line_start)
+        if match is not None:
+            resume = match.end()
+            yield match
+
+
+class _LineCounter:
+    """1-based line numbers of increasing offsets, counting each stretch of the buffer once."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._offset = 0
+        self._line = 1
+
+    def line(self, offset: int) -> int:
+        if offset < self._offset:
+            self._offset, self._line = 0, 1
+        self._line += self._data.count(b"\n", self._offset, offset)
+        self._offset = offset
+        return self._line

@@ -82,7 +82,7 @@ def find_inline_asm(scan: Scan, table: PtxTable) -> Iterator[Finding]:
     if b"asm" not in scan.data:
         return
     seen_end = -1
-    for match in _ASM.finditer(scan.data):
+    for match in (m for lo, hi in scan.windows for m in _ASM.finditer(scan.data, lo, hi)):
         start, end = match.span()
         if start < seen_end or not scan.wanted(start):
             continue

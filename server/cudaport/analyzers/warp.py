@@ -64,20 +64,21 @@ def find_warp_assumptions(scan: Scan) -> Iterator[Finding]:
         for shared in _shared_arrays(scan):
             shared_sizes.add(shared.start)
             yield shared
-    matches = list(_LITERAL.finditer(data))
+    matches = [m for lo, hi in scan.windows for m in _LITERAL.finditer(data, lo, hi)]
     for name in (w for w in scan.words if (b"arp" in w or b"ARP" in w) and _WARP_LOG_BYTES.search(w)):
-        position = data.find(name)
-        while position != -1:
-            five = _FIVE_AFTER_NAME.match(data, position + len(name))
-            if five is not None:
-                matches.append(five)
-            position = data.find(name, position + len(name))
+        for lo, hi in scan.windows:
+            position = data.find(name, lo, hi)
+            while position != -1:
+                five = _FIVE_AFTER_NAME.match(data, position + len(name))
+                if five is not None:
+                    matches.append(five)
+                position = data.find(name, position + len(name), hi)
     for match in matches:
         group = 1 if match.group(1) else 0
         if group == 0 and match.start() and _WORDISH[data[match.start() - 1]]:
             continue  # the tail of a longer token: int32, v31, 1.32
         start, end = match.span(group)
-        if start in shared_sizes or not scan.wanted(start):
+        if start in shared_sizes:
             continue
         found = scan.code_node(start, end)
         if found is None:
@@ -85,7 +86,8 @@ def find_warp_assumptions(scan: Scan) -> Iterator[Finding]:
         node, in_macro = found
         literal = match.group(group).decode()
         finding = _macro_constant(scan, node, literal) if in_macro else _classify(scan, node, literal)
-        if finding is not None:
+        # A finding may start before its literal (`tid % 32` starts at `tid`): the range test is on the finding.
+        if finding is not None and scan.wanted(finding.start):
             yield finding
 
 
@@ -233,10 +235,8 @@ def _owner_name(node: Node) -> str | None:
 def _shared_arrays(scan: Scan) -> Iterator[Finding]:
     """One finding per `__shared__` array with a warp-sized dimension: `[32]`, `[33]`, `[32 + 1]`, `[1024 / 32]`.
     A size written with a warp constant (`[WARP_SIZE]`) follows the constant, whose definition is reported."""
-    for match in _SHARED.finditer(scan.data):
+    for match in (m for lo, hi in scan.windows for m in _SHARED.finditer(scan.data, lo, hi)):
         start, end = match.span()
-        if not scan.wanted(start):
-            continue
         found = scan.code_node(start, end)
         if found is None or found[1]:
             continue
@@ -246,6 +246,8 @@ def _shared_arrays(scan: Scan) -> Iterator[Finding]:
         for array in _array_declarators(declaration):
             size = next((s for s in _dimensions(array) if _warp_sized(s)), None)
             if size is None:
+                continue
+            if not scan.wanted(size.start_byte):
                 continue
             value = " ".join(text(size).split())
             yield _make(

@@ -1,0 +1,359 @@
+"""Language server speed and memory, measured on real code against the real `cudaport serve` process.
+
+    .venv/bin/python bench/bench_lsp.py [--edits 200] [--corpus bench/.corpus]
+
+Prints:
+- keystroke-to-diagnostics latency for single-character edits in a 10,000-line .cu file and (once the engine has
+  a Python analyzer) a 5,000-line .py file, p50/p95, server-side (from the server's own timing, logged at debug
+  level: from the arrival of the change to its diagnostics being written) and client-side (round trip); the same
+  edits are sent, interleaved, to a second server with `incremental: false`, which re-parses and re-analyses the
+  whole file from scratch on every change, and the ratio of the two is printed;
+- resident memory with 200 open documents of realistic size;
+- start-up to first diagnostics.
+
+The files are real code by others: DeepSpeed's CUDA/C++ kernels and Python modules, from its source distribution on
+PyPI (downloaded once into the ignored bench/.corpus)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tarfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+CUDAPORT = str(Path(sys.executable).with_name("cudaport"))
+CORPUS_PACKAGE = "deepspeed==0.19.8"
+C_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp")
+SERVER_TIMING = re.compile(r"published (\d+) diagnostics for (\S+) v(\d+) ([\d.]+) ms after the change arrived")
+
+Message = dict[str, Any]
+
+
+# ---- the corpus ---------------------------------------------------------------------------------------------------
+def corpus(folder: Path) -> Path:
+    """DeepSpeed's sources, unpacked under `folder` (downloaded with pip the first time)."""
+    unpacked = sorted(folder.glob("deepspeed-*/"))
+    if unpacked:
+        return unpacked[0]
+    folder.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            CORPUS_PACKAGE,
+            "-d",
+            str(folder),
+        ],
+        check=True,
+    )
+    archive = next(folder.glob("deepspeed-*.tar.gz"))
+    with tarfile.open(archive) as tar:
+        tar.extractall(folder, filter="data")
+    return sorted(folder.glob("deepspeed-*/"))[0]
+
+
+def concatenated(files: list[Path], lines: int) -> str:
+    """Real files one after another until `lines` lines (a large translation unit or module)."""
+    out: list[str] = []
+    for path in files:
+        out.extend(path.read_text(encoding="utf-8", errors="replace").splitlines())
+        if len(out) >= lines:
+            break
+    if len(out) < lines:
+        raise SystemExit(f"the corpus has only {len(out)} lines of this kind")
+    return "\n".join(out[:lines]) + "\n"
+
+
+# ---- a bare LSP client ----------------------------------------------------------------------------------------
+class Server:
+    def __init__(self, root: Path, options: dict[str, Any]) -> None:
+        self.started = time.perf_counter()
+        self.process = subprocess.Popen(
+            [CUDAPORT, "serve", "--stdio"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        self.inbox: queue.Queue[Message | None] = queue.Queue()
+        self.server_ms: dict[tuple[str, int], float] = {}
+        threading.Thread(target=self._read, daemon=True).start()
+        self._id = 0
+        self.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": root.as_uri(),
+                "capabilities": {"general": {"positionEncodings": ["utf-16"]}},
+                "initializationOptions": options,
+            },
+        )
+        self.notify("initialized", {})
+
+    def _read(self) -> None:
+        stream = self.process.stdout
+        assert stream is not None
+        while True:
+            line = stream.readline()
+            if not line:
+                self.inbox.put(None)
+                return
+            length = 0
+            while line.strip():
+                if line.lower().startswith(b"content-length"):
+                    length = int(line.split(b":")[1])
+                line = stream.readline()
+            message = json.loads(stream.read(length))
+            if message.get("method") == "window/logMessage":
+                found = SERVER_TIMING.search(message["params"]["message"])
+                if found:
+                    self.server_ms[(found.group(2), int(found.group(3)))] = float(found.group(4))
+                continue
+            self.inbox.put(message)
+
+    def send(self, message: Message) -> None:
+        body = json.dumps(message).encode()
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+
+    def notify(self, method: str, params: Any) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def request(self, method: str, params: Any) -> Message:
+        self._id += 1
+        self.send({"jsonrpc": "2.0", "id": self._id, "method": method, "params": params})
+        request_id = self._id
+        return self.wait(lambda m: m.get("id") == request_id and "method" not in m)
+
+    def wait(self, predicate: Callable[[Message], bool], timeout: float = 300) -> Message:
+        deadline = time.monotonic() + timeout
+        while True:
+            message = self.inbox.get(timeout=max(0.001, deadline - time.monotonic()))
+            if message is None:
+                raise SystemExit(
+                    f"the server exited: {self.process.stderr.read().decode() if self.process.stderr else ''}"
+                )
+            if "id" in message and "method" in message:
+                self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+            if predicate(message):
+                return message
+
+    def diagnostics(self, uri: str, version: int) -> Message:
+        return self.wait(
+            lambda m: (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == uri
+                and m["params"].get("version") == version
+            )
+        )
+
+    def rss_mb(self) -> tuple[float, float]:
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+    def close(self) -> None:
+        try:
+            self.request("shutdown", None)
+            self.notify("exit", None)
+            self.process.wait(timeout=30)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+
+
+# ---- measurements ---------------------------------------------------------------------------------------------
+# What gets typed: a line of code at the end of an existing line (Enter, indentation, the line), then erased again
+# with backspace, so that the file is broken at one place at a time, as in an editor, never at hundreds.
+TYPED = {
+    ".cu": ["cudaFree(buffer);", "int lane = threadIdx.x % 32;", "// 同步设备 sync", "total += value * 2;", "x"],
+    ".py": ["torch.cuda.synchronize()", "x = x.to(device)", "# 同步 sync", "total += value * 2", "x"],
+}
+
+
+def typing_session(lines: list[str], rng: random.Random, suffix: str) -> list[dict[str, Any]]:
+    """Single-character changes (LSP contentChanges) for typing one line after a random line, then erasing it."""
+    line = rng.randrange(len(lines) - 1)
+    column = len(lines[line])
+    indent = len(lines[line]) - len(lines[line].lstrip())
+    typed = "\n" + " " * indent + rng.choice(TYPED[suffix])
+    changes = []
+    row, col = line, column
+    for char in typed:
+        changes.append({"range": _range(row, col, row, col), "text": char})
+        row, col = (row + 1, 0) if char == "\n" else (row, col + 1)
+    for char in reversed(typed):
+        if char == "\n":
+            changes.append({"range": _range(row - 1, column, row, 0), "text": ""})
+            row, col = row - 1, column
+        else:
+            changes.append({"range": _range(row, col - 1, row, col), "text": ""})
+            col -= 1
+    return changes
+
+
+def keystrokes(text: str, language_id: str, suffix: str, edits: int, workspace: Path, seed: int) -> None:
+    """Keystrokes (each a single-character insertion or deletion) sent to an incremental server and to one that
+    re-parses and re-analyses the whole file from scratch, interleaved so that both see the same machine load."""
+    options = {"debounce": 0, "fullCheckAfterIdle": 0, "logLevel": "debug"}
+    servers = {
+        "incremental": Server(workspace, options),
+        "from scratch": Server(workspace, {**options, "incremental": False}),
+    }
+    uri = (workspace / f"big{suffix}").as_uri()
+    lines = text.split("\n")
+    findings = 0
+    for server in servers.values():
+        document = {"uri": uri, "languageId": language_id, "version": 1, "text": text}
+        server.notify("textDocument/didOpen", {"textDocument": document})
+        findings = len(server.diagnostics(uri, 1)["params"]["diagnostics"])
+    rng = random.Random(seed)
+    changes: list[dict[str, Any]] = []
+    sessions = 0
+    while len(changes) < edits:
+        changes.extend(typing_session(lines, rng, suffix))
+        sessions += 1
+    client_ms: dict[str, list[float]] = {name: [] for name in servers}
+    for version, change in enumerate(changes, start=2):
+        for name, server in servers.items():
+            began = time.perf_counter()
+            params = {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}
+            server.notify("textDocument/didChange", params)
+            server.diagnostics(uri, version)
+            client_ms[name].append((time.perf_counter() - began) * 1000)
+    time.sleep(0.2)  # the last timing log line follows the last publish
+    versions = range(2, len(changes) + 2)
+    server_ms = {name: [server.server_ms[(uri, v)] for v in versions] for name, server in servers.items()}
+    for server in servers.values():
+        server.close()
+    print(
+        f"  {len(lines):,} lines, {len(text.encode()):,} bytes, {findings} diagnostics; "
+        f"{len(changes)} keystrokes (typing a line and erasing it, at {sessions} places)"
+    )
+    for name in servers:
+        print(
+            f"  {name:>13}: server-side p50 {_p(server_ms[name], 50):6.1f} ms  p95 {_p(server_ms[name], 95):6.1f} ms"
+            f"   | round trip p50 {_p(client_ms[name], 50):6.1f} ms  p95 {_p(client_ms[name], 95):6.1f} ms"
+        )
+    fast, slow = server_ms["incremental"], server_ms["from scratch"]
+    print(
+        f"  incremental is {_p(slow, 50) / _p(fast, 50):.1f}x faster at p50 and {_p(slow, 95) / _p(fast, 95):.1f}x "
+        "at p95 (targets: p95 <= 25 ms, >= 5x)"
+    )
+
+
+def memory(files: list[Path], workspace: Path) -> None:
+    server = Server(workspace, {"debounce": 0})
+    baseline = server.rss_mb()[0]
+    total = 0
+    for index, path in enumerate(files):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        total += len(text.encode())
+        language = "python" if path.suffix == ".py" else "cuda-cpp"
+        uri = (workspace / "open" / f"{index:03}-{path.name}").as_uri()
+        server.notify(
+            "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": language, "version": 1, "text": text}}
+        )
+        server.diagnostics(uri, 1)
+    rss, peak = server.rss_mb()
+    server.close()
+    sizes = sorted(p.stat().st_size for p in files)
+    print(
+        f"  {len(files)} documents ({total / 1e6:.1f} MB of source, median {sizes[len(sizes) // 2] / 1e3:.1f} kB): "
+        f"RSS {rss:.0f} MB (peak {peak:.0f} MB; {baseline:.0f} MB after start-up)  (target <= 300 MB)"
+    )
+
+
+def startup(path: Path, workspace: Path, runs: int = 3) -> None:
+    timings = []
+    for _ in range(runs):
+        server = Server(workspace, {})
+        uri = path.as_uri()
+        server.notify(
+            "textDocument/didOpen",
+            {
+                "textDocument": {
+                    "uri": uri,
+                    "languageId": "cuda-cpp",
+                    "version": 1,
+                    "text": path.read_text(errors="replace"),
+                }
+            },
+        )
+        server.diagnostics(uri, 1)
+        timings.append((time.perf_counter() - server.started) * 1000)
+        server.close()
+    print(
+        f"  process start to first diagnostics ({path.name}): median {statistics.median(timings):.0f} ms of {runs} runs"
+    )
+
+
+def _range(line: int, column: int, end_line: int, end_column: int) -> dict[str, Any]:
+    return {"start": {"line": line, "character": column}, "end": {"line": end_line, "character": end_column}}
+
+
+def _p(values: list[float], percentile: int) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(percentile / 100 * (len(ordered) - 1)))]
+
+
+def python_supported() -> bool:
+    sys.path.insert(0, str(ROOT / "server"))
+    from cudaport.config import Settings
+    from cudaport.engine import Engine
+
+    return Engine(Settings()).supports("python")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--edits", type=int, default=200, help="single-character edits per file (default 200)")
+    parser.add_argument("--corpus", type=Path, default=ROOT / "bench" / ".corpus")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    source = corpus(args.corpus)
+    workspace = args.corpus / "workspace"
+    workspace.mkdir(parents=True, exist_ok=True)
+    c_files = sorted(p for p in source.rglob("*") if p.suffix in C_SUFFIXES and p.is_file())
+    cuda_files = [p for p in c_files if p.suffix in (".cu", ".cuh")]
+    py_files = sorted(p for p in source.rglob("*.py") if p.is_file() and "torch" in p.read_text(errors="replace"))
+    python = python_supported()
+    print(
+        f"cudaport language server benchmark — corpus: {source.name} "
+        f"({len(c_files)} C/C++/CUDA, {len(py_files)} Python files)"
+    )
+    print(f"machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
+    print("\nkeystroke to diagnostics, 10,000-line .cu:")
+    keystrokes(concatenated(cuda_files, 10_000), "cuda-cpp", ".cu", args.edits, workspace, args.seed)
+    print("\nkeystroke to diagnostics, 5,000-line .py:")
+    if python:
+        keystrokes(concatenated(py_files, 5_000), "python", ".py", args.edits, workspace, args.seed)
+    else:
+        print("  not measured: the engine has no Python analyzer in this checkout (issue 3)")
+    print("\nmemory with 200 open documents:")
+    documents = [p for p in c_files if 2_000 <= p.stat().st_size <= 200_000]
+    if python:
+        documents = documents[:150] + [p for p in py_files if 2_000 <= p.stat().st_size <= 200_000][:50]
+    memory(sorted(documents, key=lambda p: str(p))[:200] if len(documents) >= 200 else documents, workspace)
+    print("\nstart-up:")
+    startup(ROOT / "tests" / "lsp" / "data" / "reduce.cu", workspace)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

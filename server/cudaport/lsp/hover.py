@@ -1,0 +1,174 @@
+"""Hover over a CUDA name: what it is, its counterpart and difficulty on every target the rule data knows, how it
+rates for the configured target here (and why), and the fix cudaport offers."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from ..models import Difficulty, Finding
+from ..output.formats import rule_url
+from ..ruleset import Rule, RuleSet, Symbol
+from .configuration import Resolved
+from .documents import Document
+from .features import register
+from .languages import profile
+from .positions import to_offset, to_range
+
+if TYPE_CHECKING:
+    from .server import CudaportServer
+
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_KINDS = {"device_function": "device function", "enum_value": "enum value", "define": "macro", "pattern": "construct"}
+
+
+class Hover:
+    def __init__(self, server: CudaportServer) -> None:
+        self.server = server
+        register(server, types.TEXT_DOCUMENT_HOVER, self.hover)
+
+    def _markdown(self) -> bool:
+        text_document = self.server.client_capabilities.text_document
+        hover = text_document.hover if text_document is not None else None
+        formats = hover.content_format if hover is not None else None
+        return not formats or types.MarkupKind.Markdown in formats
+
+    def hover(self, params: types.HoverParams) -> types.Hover | None:
+        document = self.server.documents.get(params.text_document.uri)
+        if document is None or document.language is None:
+            return None
+        self.server.diagnostics.bring_up_to_date(document)
+        if document.skipped is not None:
+            return None
+        unit = self.server.unit
+        offset = to_offset(document.lines, params.position, unit)
+        resolved = self.server.resolve(document)
+        finding = _finding_at(document.findings, offset)
+        markdown = self._markdown()
+        if finding is not None:
+            text = describe(resolved, finding.symbol, finding, markdown)
+            span = (finding.start, finding.end)
+        else:
+            word = _word_at(document, offset)
+            if word is None:
+                return None
+            start, end, name = word
+            text = describe(resolved, name, None, markdown)
+            span = (start, end)
+        if text is None:
+            return None
+        kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
+        return types.Hover(
+            contents=types.MarkupContent(kind=kind, value=text),
+            range=to_range(document.lines, span[0], span[1], unit),
+        )
+
+
+def _finding_at(findings: list[Finding], offset: int) -> Finding | None:
+    inside = [f for f in findings if f.start <= offset < f.end]
+    if not inside:
+        inside = [f for f in findings if f.start <= offset <= f.end]
+    # The innermost one: a name inside a rewritten call rather than the whole call.
+    return min(inside, key=lambda f: f.end - f.start) if inside else None
+
+
+def _word_at(document: Document, offset: int) -> tuple[int, int, str] | None:
+    """A name the rule data knows under the cursor, outside comments and strings (no finding there: a rule that is
+    switched off, a suppressed line, a name in a position that does not count)."""
+    line = document.lines.line_of(offset)
+    start = document.lines.line_start(line)
+    for match in _WORD.finditer(document.data, start, document.lines.line_end(line)):
+        if match.start() <= offset <= match.end():
+            if document.tree is not None and document.language is not None:
+                node = document.tree.root_node.descendant_for_byte_range(match.start(), match.end())
+                if node is not None and node.type in profile(document.language).literals:
+                    return None
+            return match.start(), match.end(), match.group(0).decode()
+    return None
+
+
+def _lookup(ruleset: RuleSet, name: str, finding: Finding | None) -> Symbol | None:
+    kind = finding.data.get("kind") if finding is not None else None
+    if kind == "header":
+        return ruleset.header(name)
+    if kind == "namespace":
+        return ruleset.namespaces.get(name)
+    return ruleset.symbol(name) or (ruleset.namespaces.get(name) if finding is None else None)
+
+
+def describe(resolved: Resolved, name: str, finding: Finding | None, markdown: bool = True) -> str | None:
+    ruleset = resolved.engine.ruleset
+    symbol = _lookup(ruleset, name, finding)
+    if finding is None and (symbol is None or symbol.quiet):
+        return None
+    code = finding.rule if finding is not None else symbol.rule if symbol is not None else None
+    if code is None or code not in ruleset.rules:
+        return None
+    rule = ruleset.rule(code)
+    target = resolved.settings.target
+    labels = {name: t.label for name, t in ruleset.targets.items()}
+    here = labels.get(target, target)
+    rows = _target_rows(ruleset, rule, symbol, target)
+    if finding is not None:
+        rating, message = finding.difficulty.label, finding.message
+    else:
+        assert symbol is not None
+        outcome = ruleset.outcome(symbol, target)
+        rating, message = outcome.difficulty.label, outcome.message
+    why = _first_paragraph(rule.docs.why)
+    fix = finding.fix if finding is not None else None
+    if not markdown:
+        what = f"{rule.subject} {_KINDS.get(symbol.kind, symbol.kind)}" if symbol is not None else rule.subject
+        lines = [f"{name} — {what} ({rule.code} {rule.name})", f"{here}: {rating} — {message}"]
+        lines += [f"  {label}: {counterpart} ({difficulty})" for label, counterpart, difficulty, _ in rows]
+        if why:
+            lines.append(f"Why: {why}")
+        if fix is not None:
+            lines.append(f"Fix: {fix.title} ({'safe' if fix.is_safe else 'unsafe: review'})")
+        lines.append(rule_url(rule.code))
+        return "\n".join(lines)
+    what = f"{rule.subject} {_KINDS.get(symbol.kind, symbol.kind)}" if symbol is not None else rule.subject
+    parts = [
+        f"**`{name}`** — {what} · [{rule.code}]({rule_url(rule.code)}) `{rule.name}`",
+        f"**{here}: {rating}** — {message}",
+        "| target | counterpart | difficulty |\n|---|---|---|\n"
+        + "\n".join(
+            f"| {'**' + label + '** (configured)' if configured else label} | {counterpart} | {difficulty} |"
+            for label, counterpart, difficulty, configured in rows
+        ),
+    ]
+    if why:
+        parts.append(f"**Why:** {why}")
+    if fix is not None:
+        parts.append(f"**Fix:** {fix.title} ({'safe' if fix.is_safe else 'unsafe: review the result'})")
+    return "\n\n".join(parts)
+
+
+def _target_rows(ruleset: RuleSet, rule: Rule, symbol: Symbol | None, target: str) -> list[tuple[str, str, str, bool]]:
+    """One row per target in the rule data: (label, counterpart, difficulty, whether it is the configured one)."""
+    rows = []
+    for name, info in ruleset.targets.items():
+        if symbol is not None:
+            outcome = ruleset.outcome(symbol, name)
+            mapping = symbol.targets.get(name)
+            replacement = mapping.replacement if mapping is not None else ""
+            if replacement == symbol.name:
+                counterpart = "same name"
+            elif replacement:
+                counterpart = f"`{replacement}`"
+            else:
+                counterpart = rule.counterparts.get(name) or "none"
+            difficulty = outcome.difficulty.label
+        else:
+            counterpart = rule.counterparts.get(name) or "—"
+            level = rule.unmapped.get(name, rule.difficulty.get(name))
+            difficulty = level.label if isinstance(level, Difficulty) else "—"
+        rows.append((info.label, counterpart.replace("|", "\\|"), difficulty, name == target))
+    return rows
+
+
+def _first_paragraph(text: str) -> str:
+    paragraph = text.strip().split("\n\n", 1)[0]
+    return " ".join(paragraph.split())

@@ -1,0 +1,125 @@
+"""Logging for the language server: to the client as window/logMessage (and to --log-file), never to stderr.
+
+Neovim shows every line a server writes to stderr as an error, and stdout carries the protocol: in stdio mode both
+are redirected into the log, so a stray print or warning from any library cannot corrupt the session."""
+
+from __future__ import annotations
+
+import io
+import logging
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from lsprotocol import types
+
+LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO, "debug": logging.DEBUG}
+_MESSAGE_TYPES = (
+    (logging.ERROR, types.MessageType.Error),
+    (logging.WARNING, types.MessageType.Warning),
+    (logging.INFO, types.MessageType.Info),
+)
+_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+class ClientLogHandler(logging.Handler):
+    """Sends records as window/logMessage once the session is up; earlier ones wait (up to a limit)."""
+
+    def __init__(self, send: Callable[[types.LogMessageParams], None]) -> None:
+        super().__init__(logging.INFO)
+        self._send = send
+        self._ready = False
+        self._pending: list[types.LogMessageParams] = []
+        self._local = threading.local()
+
+    def ready(self) -> None:
+        self._ready = True
+        pending, self._pending = self._pending, []
+        for params in pending:
+            self._deliver(params)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if getattr(self._local, "busy", False):
+            return  # logging while sending a log message (a broken pipe, say) must not recurse
+        try:
+            message = self.format(record)
+        except Exception:
+            return
+        kind = next((t for level, t in _MESSAGE_TYPES if record.levelno >= level), types.MessageType.Log)
+        params = types.LogMessageParams(type=kind, message=message)
+        if not self._ready:
+            if len(self._pending) < 200:
+                self._pending.append(params)
+            return
+        self._deliver(params)
+
+    def _deliver(self, params: types.LogMessageParams) -> None:
+        self._local.busy = True
+        try:
+            self._send(params)
+        except Exception:
+            pass  # the client is gone: nothing left to tell
+        finally:
+            self._local.busy = False
+
+
+class _LogStream(io.TextIOBase):
+    """A stand-in for sys.stdout/sys.stderr that turns writes into log records."""
+
+    def __init__(self, logger: logging.Logger, level: int) -> None:
+        self._logger = logger
+        self._level = level
+        self._buffer = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self._buffer += text
+        while "\n" in self._buffer:
+            line, self._buffer = self._buffer.split("\n", 1)
+            if line.strip():
+                self._logger.log(self._level, "%s", line)
+        return len(text)
+
+    def flush(self) -> None:
+        if self._buffer.strip():
+            self._logger.log(self._level, "%s", self._buffer)
+        self._buffer = ""
+
+
+def configure(handler: ClientLogHandler, log_file: Path | None, to_stderr: bool) -> None:
+    """Route every log record to the client (and the log file); keep pygls' per-message chatter out."""
+    logging.raiseExceptions = False
+    root = logging.getLogger()
+    for existing in list(root.handlers):
+        root.removeHandler(existing)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    root.addHandler(handler)
+    if log_file is not None:
+        file_handler = logging.FileHandler(log_file, encoding="utf-8")
+        file_handler.setFormatter(logging.Formatter(_FORMAT))
+        file_handler.setLevel(logging.DEBUG)
+        root.addHandler(file_handler)
+    if to_stderr:
+        stream_handler = logging.StreamHandler(sys.stderr)
+        stream_handler.setFormatter(logging.Formatter(_FORMAT))
+        stream_handler.setLevel(logging.WARNING)
+        root.addHandler(stream_handler)
+    root.setLevel(logging.DEBUG if log_file is not None else logging.INFO)
+    logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message it sends at INFO
+    logging.captureWarnings(True)
+
+
+def set_level(handler: ClientLogHandler, level: str) -> None:
+    handler.setLevel(LEVELS.get(level, logging.INFO))
+    root = logging.getLogger()
+    if root.level > handler.level:
+        root.setLevel(handler.level)
+
+
+def capture_standard_streams() -> None:
+    """In stdio mode: stdout belongs to the protocol and stderr is shown as errors by some editors."""
+    sys.stdout = _LogStream(logging.getLogger("cudaport.stdout"), logging.INFO)
+    sys.stderr = _LogStream(logging.getLogger("cudaport.stderr"), logging.WARNING)

@@ -1,0 +1,193 @@
+"""The editor's settings for cudaport, typed and checked.
+
+They arrive as `initializationOptions`, as the `cudaport` section of `workspace/configuration` (globally and per
+workspace folder) and in `workspace/didChangeConfiguration`. Keys are camelCase as editors write them; the
+configuration-file spelling (`extend-select`) is accepted too. Settings that configuration files also have
+(target, select, ...) override the project's cudaport.toml/pyproject.toml, like command-line options do; a key
+left out keeps the file's value. A bad value is reported (naming the key) and ignored, never fatal."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from ..models import Severity
+
+LOG_LEVELS = ("error", "warning", "info", "debug")
+
+
+@dataclass(frozen=True)
+class EditorOptions:
+    # Overrides of the configuration file (None: keep the file's value).
+    target: str | None = None
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] | None = None
+    severity: Mapping[str, str] | None = None
+    exclude: tuple[str, ...] | None = None
+    extend_exclude: tuple[str, ...] | None = None
+    extra_rules: tuple[str, ...] | None = None
+    max_file_size: int | None = None
+    config: str | None = None  # an explicit cudaport.toml/pyproject.toml instead of the nearest one
+    # Editor behaviour.
+    show_portable: bool = True  # portable findings as hints
+    debounce: int = 150  # ms between the last keystroke and re-analysis (push diagnostics)
+    incremental: bool = True  # re-analyse only what an edit touched (off: the whole file every time)
+    full_check_after_idle: int = 2000  # ms of quiet after incremental updates before a whole-file check; 0 = never
+    log_level: str = "info"
+    _given: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
+
+    def overrides(self) -> dict[str, Any]:
+        """The configuration-file keys these options override, for config.load_settings."""
+        out: dict[str, Any] = {}
+        for name, key in _FILE_KEYS.items():
+            value = getattr(self, name)
+            if value is None:
+                continue
+            out[key] = dict(value) if isinstance(value, Mapping) else list(value) if isinstance(value, tuple) else value
+        return out
+
+    def merged(self, other: EditorOptions) -> EditorOptions:
+        """These options with every key that `other` was given replaced by its value."""
+        return replace(self, **{name: getattr(other, name) for name in other._given}, _given=self._given | other._given)
+
+    def cache_key(self) -> tuple[Any, ...]:
+        return (*tuple(sorted((k, repr(v)) for k, v in self.overrides().items())), self.config)
+
+
+_FILE_KEYS = {
+    "target": "target",
+    "select": "select",
+    "extend_select": "extend-select",
+    "ignore": "ignore",
+    "severity": "severity",
+    "exclude": "exclude",
+    "extend_exclude": "extend-exclude",
+    "extra_rules": "extra-rules",
+    "max_file_size": "max-file-size",
+}
+_FIELDS = {f.name for f in fields(EditorOptions) if not f.name.startswith("_")}
+_ALIASES = {name.replace("_", ""): name for name in _FIELDS} | {
+    "configfile": "config",
+    "configuration": "config",
+    "fullcheckdelay": "full_check_after_idle",
+}
+
+
+def _normalise(key: str) -> str:
+    return key.replace("-", "").replace("_", "").lower()
+
+
+def unwrap(raw: Any) -> Any:
+    """Editors nest the section differently: `{"cudaport": {...}}`, `{"settings": {...}}` or the options themselves."""
+    while isinstance(raw, Mapping):
+        for wrapper in ("cudaport", "settings"):
+            inner = raw.get(wrapper)
+            if isinstance(inner, Mapping) and len(raw) == 1:
+                raw = inner
+                break
+        else:
+            return raw
+    return raw
+
+
+def parse_options(raw: Any, where: str) -> tuple[EditorOptions, list[str]]:
+    """Options from an editor's JSON object; also the problems found, each naming `where` and the key."""
+    problems: list[str] = []
+    raw = unwrap(raw)
+    if raw is None:
+        return EditorOptions(), problems
+    if not isinstance(raw, Mapping):
+        return EditorOptions(), [f"{where}: the cudaport settings must be an object, not {type(raw).__name__}"]
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        name = _ALIASES.get(_normalise(str(key)))
+        if name is None:
+            known = ", ".join(sorted(_camel(n) for n in _FIELDS))
+            problems.append(f"{where}: unknown setting '{key}' (known: {known})")
+            continue
+        if value is None:
+            continue  # an editor's way of saying "not set"
+        try:
+            values[name] = _CHECKS[name](value)
+        except (TypeError, ValueError) as exc:
+            problems.append(f"{where}: '{_camel(name)}' {exc}")
+    return EditorOptions(**values, _given=frozenset(values)), problems
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [part for part in value.split(",")]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise TypeError("must be a list of strings")
+    return tuple(v.strip() for v in value if v.strip())
+
+
+def _string(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise TypeError("must be a non-empty string")
+    return value.strip()
+
+
+def _boolean(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError("must be true or false")
+    return value
+
+
+def _milliseconds(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0 or value > 600_000:
+        raise ValueError("must be a number of milliseconds between 0 and 600000")
+    return int(value)
+
+
+def _size(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError("must be a positive number of bytes")
+    return value
+
+
+def _severities(value: Any) -> Mapping[str, str]:
+    if not isinstance(value, Mapping):
+        raise TypeError("must be an object of rule code or prefix -> severity")
+    out: dict[str, str] = {}
+    for code, level in value.items():
+        if not isinstance(level, str):
+            raise TypeError(f"'{code}' must be a severity name")
+        Severity.parse(level)  # raises ValueError naming the allowed levels
+        out[str(code)] = level
+    return out
+
+
+def _log_level(value: Any) -> str:
+    level = str(value).lower()
+    if level == "warn":
+        level = "warning"
+    if level not in LOG_LEVELS:
+        raise ValueError(f"must be one of {', '.join(LOG_LEVELS)}")
+    return level
+
+
+_CHECKS: dict[str, Any] = {
+    "target": _string,
+    "select": _strings,
+    "extend_select": _strings,
+    "ignore": _strings,
+    "severity": _severities,
+    "exclude": _strings,
+    "extend_exclude": _strings,
+    "extra_rules": _strings,
+    "max_file_size": _size,
+    "config": _string,
+    "show_portable": _boolean,
+    "debounce": _milliseconds,
+    "incremental": _boolean,
+    "full_check_after_idle": _milliseconds,
+    "log_level": _log_level,
+}

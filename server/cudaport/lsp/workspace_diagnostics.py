@@ -1,0 +1,201 @@
+"""`workspace/diagnostic`: every source file in the workspace folders, selected exactly as `cudaport check` selects
+them (files.discover with the configuration and excludes), with `$/progress` while the first scan runs and
+cancellation between files.
+
+Open documents are reported from their unsaved text; files unchanged on disk since the client's previous result
+come back as "unchanged" without being analysed again. VS Code asks again two seconds after every answer, so a
+request whose answer would be "nothing changed" is held open (long polling, as the specification intends) until a
+document is opened, saved or closed, a file changes on disk or the configuration changes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from ..files import Skipped, SourcePath, discover
+from ..models import Difficulty
+from ..source import LineIndex
+from .configuration import Resolved
+from .features import register
+from .protocol import PreparedJSON
+
+if TYPE_CHECKING:
+    from .server import CudaportServer
+
+log = logging.getLogger(__name__)
+
+Report = dict[str, Any]  # a WorkspaceFull/UnchangedDocumentDiagnosticReport in JSON form
+
+_REPORT_EVERY = 0.25  # seconds between progress reports
+_PARTIAL_BATCH = 50  # documents per partial result
+_PARKED_RESCAN = 60.0  # a held request looks again this often even without news (changes nobody announced)
+
+
+class WorkspaceDiagnostics:
+    def __init__(self, server: CudaportServer) -> None:
+        self.server = server
+        self._changed = asyncio.Event()
+        register(server, types.WORKSPACE_DIAGNOSTIC, self.workspace_diagnostic)
+
+    def workspace_changed(self) -> None:
+        """Something that can change the workspace's diagnostics happened: wake held requests."""
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def workspace_diagnostic(self, params: types.WorkspaceDiagnosticParams) -> PreparedJSON:
+        previous = {p.uri: p.value for p in params.previous_result_ids}
+        if not previous:
+            return await self._first_scan(params)
+        while True:
+            changed = self._changed  # taken before scanning: a change during the scan wakes us at once
+            reports = await self._scan(previous)
+            news = [r for r in reports if r["kind"] == "full"]
+            if news or params.partial_result_token is None:
+                return self._answer(params, reports)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(changed.wait(), timeout=_PARKED_RESCAN)
+
+    # ---- scanning -----------------------------------------------------------------------------------------
+    async def _first_scan(self, params: types.WorkspaceDiagnosticParams) -> PreparedJSON:
+        files = list(self._files())
+        token = await self._begin_progress(params.work_done_token, len(files))
+        partial = params.partial_result_token
+        items: list[Report] = []
+        batch: list[Report] = []
+        done = 0
+        last_report = time.monotonic()
+        cancelled = False
+        try:
+            for source_path, resolved in files:
+                if token is not None and self._cancelled(token):
+                    cancelled = True
+                    break
+                report = self._report(source_path, resolved, {})
+                if report is not None:
+                    (batch if partial is not None else items).append(report)
+                    if partial is not None and len(batch) >= _PARTIAL_BATCH:
+                        self._send_partial(partial, batch)
+                        batch = []
+                done += 1
+                if token is not None and time.monotonic() - last_report >= _REPORT_EVERY:
+                    last_report = time.monotonic()
+                    self._report_progress(token, done, len(files), source_path.label)
+                await asyncio.sleep(0)  # other requests (and $/cancelRequest) get in between files
+            if partial is not None and batch:
+                self._send_partial(partial, batch)
+        except asyncio.CancelledError:
+            cancelled = True
+            raise
+        finally:
+            if token is not None:
+                message = f"cancelled after {done} of {len(files)} files" if cancelled else f"{done} files checked"
+                self.server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+                self.server.work_done_progress.tokens.pop(token, None)
+        log.info("workspace diagnostics: %d of %d files%s", done, len(files), " (cancelled)" if cancelled else "")
+        return PreparedJSON(items=items)
+
+    async def _scan(self, previous: dict[str, str]) -> list[Report]:
+        reports: list[Report] = []
+        seen: set[str] = set()
+        for source_path, resolved in self._files():
+            report = self._report(source_path, resolved, previous)
+            if report is not None:
+                reports.append(report)
+                seen.add(report["uri"])
+            await asyncio.sleep(0)
+        for uri in previous.keys() - seen:  # deleted, or now excluded: clear what the client still shows
+            reports.append({"kind": "full", "uri": uri, "items": [], "version": None})
+        return reports
+
+    def _answer(self, params: types.WorkspaceDiagnosticParams, reports: list[Report]) -> PreparedJSON:
+        token = params.partial_result_token
+        if token is None:
+            return PreparedJSON(items=reports)
+        for start in range(0, len(reports), _PARTIAL_BATCH):
+            self._send_partial(token, reports[start : start + _PARTIAL_BATCH])
+        return PreparedJSON(items=[])
+
+    def _files(self) -> Iterator[tuple[SourcePath, Resolved]]:
+        configuration = self.server.configuration
+        seen: set[Path] = set()
+        for folder in configuration.folders:
+            for item in discover([str(folder)], configuration.resolve_directory(folder).settings):
+                if isinstance(item, Skipped):
+                    log.info("workspace diagnostics: skipped %s: %s", item.label, item.reason)
+                    continue
+                key = item.path.resolve()
+                if key not in seen:  # nested workspace folders list a file once
+                    seen.add(key)
+                    yield item, configuration.resolve(item.path)
+
+    def _report(self, source_path: SourcePath, resolved: Resolved, previous: dict[str, str]) -> Report | None:
+        uri = from_fs_path(str(source_path.path)) or source_path.path.as_uri()
+        diagnostics = self.server.diagnostics
+        document = self.server.documents.get(uri)
+        if document is not None:
+            diagnostics.bring_up_to_date(document)
+            result_id = f"open:{document.version}:{document.result_id}"
+            if previous.get(uri) == result_id:
+                return {"kind": "unchanged", "uri": uri, "resultId": result_id, "version": document.version}
+            items = diagnostics.diagnostics_of(document)
+            return {"kind": "full", "uri": uri, "items": items, "version": document.version, "resultId": result_id}
+        try:
+            stat = source_path.path.stat()
+        except OSError as exc:
+            log.info("workspace diagnostics: cannot read %s: %s", source_path.label, exc)
+            return None
+        show_portable = resolved.options.show_portable
+        result_id = f"disk:{stat.st_mtime_ns}:{stat.st_size}:{id(resolved.token)}:{int(show_portable)}"
+        if previous.get(uri) == result_id:
+            return {"kind": "unchanged", "uri": uri, "resultId": result_id, "version": None}
+        result = resolved.engine.check_path(source_path)
+        if result.skipped or result.error:
+            log.info("workspace diagnostics: %s: %s", source_path.label, result.skipped or result.error)
+        items = []
+        if result.source is not None:
+            build = diagnostics.builder(LineIndex(result.source.data), resolved).build
+            items = [build(f) for f in result.findings if show_portable or f.difficulty > Difficulty.PORTABLE]
+        return {"kind": "full", "uri": uri, "items": items, "version": None, "resultId": result_id}
+
+    # ---- progress -----------------------------------------------------------------------------------------
+    async def _begin_progress(self, token: types.ProgressToken | None, total: int) -> types.ProgressToken | None:
+        progress = self.server.work_done_progress
+        if token is None:
+            window = self.server.client_capabilities.window
+            if window is None or not window.work_done_progress:
+                return None
+            token = f"cudaport-workspace-{uuid.uuid4()}"
+            try:
+                await asyncio.wait_for(progress.create_async(token), timeout=5)
+            except Exception as exc:  # a client that refuses or never answers: carry on without progress
+                log.info("no progress reporting for workspace diagnostics: %s", exc)
+                return None
+        progress.begin(
+            token,
+            types.WorkDoneProgressBegin(
+                title="cudaport: checking the workspace", cancellable=True, message=f"{total} files", percentage=0
+            ),
+        )
+        return token
+
+    def _report_progress(self, token: types.ProgressToken, done: int, total: int, label: str) -> None:
+        percentage = int(done * 100 / total) if total else 100
+        self.server.work_done_progress.report(
+            token, types.WorkDoneProgressReport(message=f"{done}/{total} {label}", percentage=percentage)
+        )
+
+    def _cancelled(self, token: types.ProgressToken) -> bool:
+        future = self.server.work_done_progress.tokens.get(token)
+        return future is not None and future.cancelled()
+
+    def _send_partial(self, token: types.ProgressToken, reports: list[Report]) -> None:
+        self.server.protocol.notify(types.PROGRESS, PreparedJSON(token=token, value={"items": list(reports)}))

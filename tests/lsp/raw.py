@@ -1,0 +1,138 @@
+"""A bare JSON-RPC client over the server's stdio, for what a well-behaved client library cannot send: malformed
+messages, exits without shutdown. It also keeps the server's stderr, which must stay empty."""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .conftest import SERVER_COMMAND
+
+Message = dict[str, Any]
+
+
+class RawServer:
+    def __init__(self, *extra: str, cwd: Path | None = None) -> None:
+        self.process = subprocess.Popen(
+            [*SERVER_COMMAND, *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd
+        )
+        self.messages: queue.Queue[Message | None] = queue.Queue()
+        self.seen: list[Message] = []
+        self._next_id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        stream = self.process.stdout
+        assert stream is not None
+        while True:
+            length = None
+            line = stream.readline()
+            if not line:
+                self.messages.put(None)
+                return
+            while line.strip():
+                name, _, value = line.decode("ascii").partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+                line = stream.readline()
+            assert length is not None, "a message without Content-Length"
+            self.messages.put(json.loads(stream.read(length)))
+
+    # ---- sending ------------------------------------------------------------------------------------------
+    def send_bytes(self, body: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+
+    def send(self, message: Message) -> None:
+        self.send_bytes(json.dumps(message).encode())
+
+    def notify(self, method: str, params: Any = None) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def request(self, method: str, params: Any = None, timeout: float = 30) -> Message:
+        self._next_id += 1
+        request_id = self._next_id
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        return self.wait_for(lambda m: m.get("id") == request_id and "method" not in m, timeout)
+
+    # ---- receiving ----------------------------------------------------------------------------------------
+    def wait_for(self, predicate: Callable[[Message], bool], timeout: float = 30) -> Message:
+        for message in self.seen:
+            if predicate(message):
+                self.seen.remove(message)
+                return message
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError("timed out waiting for a message from the server")
+            try:
+                message = self.messages.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            if message is None:
+                raise AssertionError(f"the server exited (code {self.process.wait()}): {self.stderr()}")
+            if "id" in message and "method" in message:  # a request from the server: answer it
+                self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+            if predicate(message):
+                return message
+            self.seen.append(message)
+
+    def log_messages(self) -> list[str]:
+        return [m["params"]["message"] for m in self.seen if m.get("method") == "window/logMessage"]
+
+    # ---- session ------------------------------------------------------------------------------------------
+    def initialize(self, root: Path, capabilities: Message | None = None, options: Message | None = None) -> Message:
+        response = self.request(
+            "initialize",
+            {
+                "processId": None,
+                "rootUri": root.as_uri(),
+                "capabilities": capabilities or {},
+                "initializationOptions": options,
+            },
+        )
+        self.notify("initialized", {})
+        return response
+
+    def open(self, path: Path, text: str, version: int = 1) -> str:
+        uri = path.as_uri()
+        self.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "cuda", "version": version, "text": text}},
+        )
+        return uri
+
+    def diagnostics(self, uri: str, version: int, timeout: float = 30) -> list[Message]:
+        message = self.wait_for(
+            lambda m: (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == uri
+                and m["params"].get("version") == version
+            ),
+            timeout,
+        )
+        return list(message["params"]["diagnostics"])
+
+    def shutdown(self, timeout: float = 30) -> int:
+        self.request("shutdown")
+        self.notify("exit")
+        return self.process.wait(timeout=timeout)
+
+    def stderr(self) -> str:
+        if self.process.poll() is None:
+            return ""
+        assert self.process.stderr is not None
+        return self.process.stderr.read().decode("utf-8", "replace")
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()

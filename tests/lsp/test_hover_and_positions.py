@@ -1,0 +1,152 @@
+"""Hover, and positions in each negotiated encoding on lines with Chinese comments, Chinese identifiers and emoji."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import client_capabilities
+
+from cudaport.ruleset import load_ruleset
+
+from .conftest import Launcher, copy_data, position_of
+
+FAST = {"debounce": 20}
+# One line, many widths: CJK is 3 bytes / 1 UTF-16 unit, the emoji 4 bytes / 2 units.
+WIDE = (
+    "#include <cuda_runtime.h>\n"
+    "void f(float* 数据, int n) {\n"
+    "  /* 分配显存 😀 */ cudaMalloc(&数据, n); int 计数 = 0; cudaFree(数据); // 释放 🚀 cudaFree\n"
+    '  const char* s = "😀 cudaMemcpy"; cudaDeviceSynchronize();\n'
+    "}\n"
+)
+
+
+def capabilities_offering(*encodings: str) -> types.ClientCapabilities:
+    capabilities = client_capabilities("visual_studio_code")
+    capabilities.general = types.GeneralClientCapabilities(position_encodings=list(encodings))
+    return capabilities
+
+
+@pytest.mark.parametrize(
+    ("offered", "negotiated"),
+    [
+        ((), "utf-16"),  # VS Code 1.65 offers nothing: UTF-16
+        (("utf-16",), "utf-16"),
+        (("utf-32", "utf-16"), "utf-16"),
+        (("utf-16", "utf-8"), "utf-8"),  # UTF-8 whenever it is offered
+        (("utf-32", "utf-8", "utf-16"), "utf-8"),
+    ],
+)
+async def test_encoding_negotiation_and_columns(
+    lsp: Launcher, tmp_path: Path, offered: tuple[str, ...], negotiated: str
+) -> None:
+    capabilities = capabilities_offering(*offered) if offered else client_capabilities("visual_studio_code")
+    session = await lsp.start(capabilities=capabilities, options=FAST)
+    assert session.encoding == negotiated
+    path = tmp_path / "wide.cu"
+    path.write_text(WIDE, encoding="utf-8")
+    uri = session.open(path)
+    diagnostics = await session.diagnostics(uri)
+    found = {(d.range.start.line, d.range.start.character, d.range.end.character) for d in diagnostics}
+    expected = set()
+    for needle, occurrence in (("cudaMalloc", 0), ("cudaFree", 0), ("cudaDeviceSynchronize", 0)):
+        line, column = position_of(WIDE, needle, negotiated, occurrence)
+        expected.add((line, column, column + len(needle)))
+    line, column = position_of(WIDE, "cuda_runtime.h", negotiated)
+    expected.add((line, column, column + len("cuda_runtime.h")))
+    assert found == expected  # and nothing in the comment or the string
+
+
+async def test_edits_after_wide_characters_land_where_the_editor_put_them(lsp: Launcher, tmp_path: Path) -> None:
+    for capabilities in (client_capabilities("visual_studio_code"), client_capabilities("neovim")):
+        session = await lsp.start(capabilities=capabilities, options=FAST)
+        path = tmp_path / f"edit-{session.encoding}.cu"
+        path.write_text(WIDE, encoding="utf-8")
+        uri = session.open(path)
+        await session.diagnostics(uri)
+        # Rename the second call by typing over `Free` after the emoji and CJK on the line: cudaFree -> cudaMalloc.
+        line, column = position_of(session.texts[uri], "Free(数据)", session.encoding)
+        session.edit(uri, (line, column), (line, column + 4), "Malloc")
+        # Insert an emoji before the first call: everything after it moves by its width in this encoding.
+        first_line, first_column = position_of(session.texts[uri], "cudaMalloc", session.encoding)
+        session.edit(uri, (first_line, first_column), (first_line, first_column), "🎉")
+        diagnostics = await session.diagnostics(uri)
+        text = session.texts[uri]
+        assert "🎉cudaMalloc(&数据, n); int 计数 = 0; cudaMalloc(数据);" in text
+        symbols = sorted(
+            (d.range.start.line, d.range.start.character, d.data["symbol"])
+            for d in diagnostics
+            if d.range.start.line == first_line
+        )
+        assert symbols == [
+            (*position_of(text, "cudaMalloc", session.encoding, 0), "cudaMalloc"),
+            (*position_of(text, "cudaMalloc", session.encoding, 1), "cudaMalloc"),
+        ]
+
+
+async def test_hover_shows_every_target_and_why(lsp: Launcher, profile: str, tmp_path: Path) -> None:
+    path = copy_data("reduce.cu", tmp_path)
+    session = await lsp.start(profile, options=FAST)
+    uri = session.open(path)
+    await session.diagnostics(uri)
+    line, column = position_of(session.texts[uri], "cudaMalloc(&in", session.encoding)
+    hover = await session.client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line, column + 3))
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    text = hover.contents.value
+    assert hover.contents.kind == types.MarkupKind.Markdown
+    assert "`cudaMalloc`" in text and "CP1001" in text
+    ruleset = load_ruleset()
+    for name, target in ruleset.targets.items():
+        assert target.label in text, f"no row for target {name}"
+    assert "**HIP** (configured)" in text and "`hipMalloc`" in text and "mechanical" in text
+    assert "**Why:**" in text and "runtime is HIP" in text
+    assert hover.range == types.Range(types.Position(line, column), types.Position(line, column + len("cudaMalloc")))
+
+
+async def test_hover_explains_dual_stack_and_rule_level_findings(lsp: Launcher, tmp_path: Path) -> None:
+    path = copy_data("reduce.cu", tmp_path)
+    session = await lsp.start(options=FAST)
+    uri = session.open(path)
+    await session.diagnostics(uri)
+
+    async def hover_at(needle: str, occurrence: int = 0) -> str:
+        line, column = position_of(session.texts[uri], needle, session.encoding, occurrence)
+        result = await session.client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line, column + 1))
+        )
+        assert result is not None and isinstance(result.contents, types.MarkupContent)
+        return result.contents.value
+
+    assert "already dual-stack" in await hover_at("cudaStream_t", 0)
+    assert "**HIP: portable**" in await hover_at("cudaStream_t", 0)
+    warp = await hover_at("tid % 32")
+    assert "CP2005" in warp and "**HIP: manual**" in warp
+    # Not code: a name in a comment or a string has no hover; nor does a user's own identifier.
+    for needle in ("cublasSgemm 在注释里", "cudaMalloc in a string", "cudaHelperInit"):
+        line, column = position_of(session.texts[uri], needle, session.encoding)
+        result = await session.client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line, column + 1))
+        )
+        assert result is None, needle
+
+
+async def test_hover_on_a_suppressed_name_still_explains_it(lsp: Launcher, tmp_path: Path) -> None:
+    path = tmp_path / "s.cu"
+    path.write_text("void f(float* p) { cudaFree(p); }  // cudaport: ignore[CP1001]\n", encoding="utf-8")
+    capabilities = client_capabilities("visual_studio_code")
+    assert capabilities.text_document is not None
+    capabilities.text_document.hover = types.HoverClientCapabilities(content_format=[types.MarkupKind.PlainText])
+    session = await lsp.start(capabilities=capabilities, options=FAST)
+    uri = session.open(path)
+    assert await session.diagnostics(uri) == []
+    result = await session.client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(0, 22))
+    )
+    assert result is not None and isinstance(result.contents, types.MarkupContent)
+    assert result.contents.kind == types.MarkupKind.PlainText
+    assert "cudaFree" in result.contents.value and "hipFree" in result.contents.value
+    assert "**" not in result.contents.value
