@@ -299,14 +299,14 @@ async def test_incremental_analysis_matches_whole_file_analysis(lsp: Launcher, t
 
 
 async def test_whole_file_check_after_typing_stops(lsp: Launcher, tmp_path: Path) -> None:
-    """A change with effects far away that an incremental update does not see (the user declaring a function named
+    """A change with effects far away that an incremental update does not see (the user defining a function named
     like a CUDA API makes every use of it the user's own) is caught by the whole-file check once typing stops."""
     path = tmp_path / "own.cu"
     path.write_text("void a(float* p) { cudaFree(p); }\n\n\nvoid b(float* p) { cudaFree(p); }\n", encoding="utf-8")
     session = await lsp.start(options={"debounce": 0, "fullCheckAfterIdle": 300})
     uri = session.open(path)
     assert len(await session.diagnostics(uri)) == 2
-    for index, char in enumerate("void cudaFree(float* p);"):
+    for index, char in enumerate("void cudaFree(float* p) {}"):
         session.edit(uri, (1, index), (1, index), char)
     await session.diagnostics(uri)
     await wait_until(

@@ -36,8 +36,6 @@ def find_kernels(scan: Scan) -> Iterator[Finding]:
 def _definitions(scan: Scan) -> Iterator[Finding]:
     for match in (m for lo, hi in scan.windows for m in _GLOBAL.finditer(scan.data, lo, hi)):
         start, end = match.span()
-        if not scan.wanted(start):
-            continue
         found = scan.code_node(start, end)
         if found is None or found[1]:
             continue  # comments, strings and macro bodies
@@ -45,7 +43,7 @@ def _definitions(scan: Scan) -> Iterator[Finding]:
         if definition is None or definition.type not in _DEFINITIONS:
             continue  # a prototype: the definition is where the work is
         name = _declared_name(definition)
-        if name is None:
+        if name is None or not scan.wanted(name.start_byte):  # the range test is on the finding, not the keyword
             continue
         yield _finding(scan, KERNEL, name.start_byte, name.end_byte, text(name))
 
@@ -53,8 +51,6 @@ def _definitions(scan: Scan) -> Iterator[Finding]:
 def _launches(scan: Scan) -> Iterator[Finding]:
     for match in (m for lo, hi in scan.windows for m in _CHEVRONS.finditer(scan.data, lo, hi)):
         start, end = match.span()
-        if not scan.wanted(start):
-            continue
         found = scan.code_node(start, end)
         if found is None or found[1]:
             continue
@@ -63,7 +59,7 @@ def _launches(scan: Scan) -> Iterator[Finding]:
             continue
         call = chevrons.parent
         function = call.child_by_field_name("function") if call is not None else None
-        if call is None or function is None:
+        if call is None or function is None or not scan.wanted(call.start_byte):
             continue
         name = " ".join(text(function).split())
         yield _finding(scan, LAUNCH, call.start_byte, chevrons.end_byte, name)
