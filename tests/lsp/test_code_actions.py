@@ -7,11 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
 from lsprotocol import types
-
-from cudaport.config import Settings
-from cudaport.engine import Engine
 
 from .conftest import CUDAPORT, Launcher, Session, copy_data, position_of
 
@@ -165,11 +161,8 @@ async def test_ignore_adds_to_an_existing_directive_and_in_the_whole_file(lsp: L
     assert await session.diagnostics(uri) == []
 
 
-@pytest.mark.skipif(
-    not Engine(Settings()).supports("python"), reason="the Python analyzer (issue 3) is not in this checkout yet"
-)
 async def test_python_suppression(lsp: Launcher, tmp_path: Path) -> None:
-    """The `#` comment form, once the engine has a Python analyzer."""
+    """The `#` comment form in Python."""
     path = tmp_path / "train.py"
     path.write_text("import torch\n\ndef sync():\n    torch.cuda.synchronize()  # wait for the GPU\n", encoding="utf-8")
     session = await lsp.start(options={**FAST, "showPortable": True})

@@ -9,7 +9,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
@@ -110,7 +109,6 @@ async def test_workspace_configuration_and_did_change_configuration(
     assert after
 
 
-@pytest.mark.skipif(len(load_ruleset().targets) < 2, reason="the rule data knows one target (npu/mlu come in issue 3)")
 async def test_changing_the_target_relints_every_open_document(lsp: Launcher, tmp_path: Path) -> None:
     other = next(name for name in load_ruleset().targets if name != "hip")
     first = copy_data("reduce.cu", tmp_path)
