@@ -8,8 +8,6 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from cudaport.config import Settings
-from cudaport.engine import Engine
 from cudaport.output.formats import rule_url
 
 from .conftest import CUDAPORT, Launcher, Session, copy_data, position_of, wait_until
@@ -139,8 +137,7 @@ async def test_closing_clears_pushed_diagnostics(lsp: Launcher, tmp_path: Path) 
 
 
 async def test_python_buffers(lsp: Launcher, profile: str, tmp_path: Path) -> None:
-    """Python is served through whatever analyzer the engine registers (issue 3 adds it); until then a .py buffer
-    gets no diagnostics and the server keeps working."""
+    """Python buffers are analysed as they are typed, and nothing in a comment or a message is a finding."""
     path = tmp_path / "train.py"
     path.write_text(
         "import torch\n"
@@ -154,13 +151,10 @@ async def test_python_buffers(lsp: Launcher, profile: str, tmp_path: Path) -> No
     session = await lsp.start(profile, options=FAST)
     uri = session.open(path, language_id="python")
     diagnostics = await session.diagnostics(uri)
-    if Engine(Settings()).supports("python"):
-        lines = {d.range.start.line for d in diagnostics}
-        assert 4 in lines, "torch.cuda.synchronize() is a CUDA dependency"
-        assert not lines & {1, 3}, "nothing in a comment or a print message"
-        assert all(d.code and d.code.startswith("CP") and d.data["difficulty"] in SEVERITY for d in diagnostics)
-    else:
-        assert diagnostics == []
+    lines = {d.range.start.line for d in diagnostics}
+    assert {4, 5} <= lines, "torch.cuda.synchronize() and the device string are CUDA dependencies"
+    assert not lines & {1, 3}, "nothing in a comment or a print message"
+    assert all(d.code and d.code.startswith("CP") and d.data["difficulty"] in SEVERITY for d in diagnostics)
     # The server is still serving C++ in the same session.
     cuda = copy_data("reduce.cu", tmp_path)
     assert await session.diagnostics(session.open(cuda))
