@@ -164,7 +164,7 @@ async function goTo(line, column) {
   await page.keyboard.press("Control+G");
   const input = page.locator(".quick-input-widget input");
   await input.waitFor({ state: "visible" });
-  await input.fill(`${line}:${column}`);
+  await input.fill(`:${line}:${column}`);  // the go-to-line mode of quick input starts with ":"
   await page.keyboard.press("Enter");
   await waitFor(
     async () => (await page.locator(".statusbar-item[id$='status.editor.selection']").textContent())?.includes(`Ln ${line}, Col ${column}`),
@@ -189,8 +189,8 @@ try {
     headless: true,
     args: [
       "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", `--user-data-dir=${join(root, "chromium")}`,
-    ],
+      "--disable-component-update", "--disable-sync",
+    ],  // Playwright gives every launch a fresh, temporary profile
   });
   page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
   page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
@@ -244,6 +244,11 @@ try {
 
   await step("fix-all rewrites the rest of the file", async () => {
     await runCommand("cudaport: Fix all safe findings in this file");
+    await waitFor(
+      async () => (await page.locator(".monaco-editor .view-lines").first().textContent())?.includes("hipFree(device)"),
+      "the fix-all edit in the editor",
+    );
+    await page.locator(".monaco-editor .view-lines").first().click();
     await page.keyboard.press("Control+S");
     await waitFor(() => {
       const text = onDisk("kernel.cu");
@@ -256,7 +261,9 @@ try {
     await page.keyboard.press("Control+Shift+M");
     // On HIP the PyTorch calls are portable (hints), which the Problems panel does not list.
     await waitFor(async () => !(await problemsText()).includes("train.py"), "no train.py problems for hip", 20000);
-    writeSettings({ "cudaport.target": "npu" });
+    // The workspace's own settings file, as a user would commit it (VS Code watches the workspace for it).
+    mkdirSync(join(workspace, ".vscode"), { recursive: true });
+    writeFileSync(join(workspace, ".vscode", "settings.json"), JSON.stringify({ "cudaport.target": "npu" }, null, 2));
     await waitFor(async () => {
       const text = await problemsText();
       return text.includes("train.py") && /npu/i.test(text);
@@ -266,8 +273,39 @@ try {
       "the status item showing the npu target",
     );
   });
-} catch {
+
+  await step("migrate the workspace: preview, apply, save", async () => {
+    await runCommand("cudaport: Migrate the workspace");
+    // VS Code shows the changes that need confirmation in its refactor preview before writing anything.
+    const apply = page.getByRole("button", { name: "Apply", exact: true });
+    await apply.waitFor({ timeout: 60000 });
+    if (onDisk("train.py").includes("torch.npu")) throw new Error("the preview wrote files before they were accepted");
+    // Changes that need confirmation start unchecked: the user ticks the files to migrate (here all), then applies.
+    const unchecked = page.locator("input.edit-checkbox:not(:checked)");
+    await waitFor(async () => {
+      if ((await unchecked.count()) === 0) return true;
+      await unchecked.first().click();
+      return false;
+    }, "every change of the preview ticked", 20000);
+    await apply.click();
+    await runCommand("File: Save All Files");
+    await waitFor(() => {
+      const text = onDisk("train.py");
+      return text.includes("torch.npu.synchronize()") && text.includes(".npu()") && text.split("import torch_npu").length === 2;
+    }, "train.py migrated to torch_npu on disk");
+  });
+
+  await step("the migration summary opens as Markdown", async () => {
+    await runCommand("cudaport: Show the migration summary");
+    await waitFor(
+      async () => (await page.locator(".monaco-workbench").textContent())?.includes("CUDA migration assessment"),
+      "the summary document",
+      90000,
+    );
+  });
+} catch (error) {
   failed = true;
+  console.error(`e2e: ${error?.stack || error}`);
   console.error("--- code-server log (tail) ---\n" + serverLog.join("").split("\n").slice(-40).join("\n"));
 } finally {
   if (browser) await browser.close().catch(() => {});

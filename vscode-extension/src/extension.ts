@@ -308,12 +308,20 @@ async function migrateWorkspace(): Promise<void> {
   }
   // The server computes every safe fix in the workspace and sends them back as one workspace edit whose changes
   // need confirmation, so VS Code shows its refactor preview before anything is written.
-  const result = await client.sendRequest<{ files: number; fixes: number } | null>("workspace/executeCommand", {
-    command: "cudaport.migrateWorkspace",
-    arguments: [],
-  });
+  const result = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: "cudaport: computing the safe rewrites of the workspace" },
+    () =>
+      client!.sendRequest<{ files: number; fixes: number; applied: boolean } | null>("workspace/executeCommand", {
+        command: "cudaport.server.migrateWorkspace",
+        arguments: [],
+      }),
+  );
   if (!result || result.fixes === 0) {
     void vscode.window.showInformationMessage("cudaport: nothing to migrate automatically in this workspace.");
+  } else if (result.applied) {
+    void vscode.window.showInformationMessage(
+      `cudaport: applied ${result.fixes} safe rewrites in ${result.files} files (unsaved: review, then save).`,
+    );
   }
 }
 
@@ -326,7 +334,7 @@ async function showSummary(): Promise<void> {
     { location: vscode.ProgressLocation.Notification, title: "cudaport: summarising the workspace" },
     () =>
       client!.sendRequest<string>("workspace/executeCommand", {
-        command: "cudaport.summary",
+        command: "cudaport.server.summary",
         arguments: [],
       }),
   );

@@ -6,12 +6,14 @@ export type Target = (typeof TARGETS)[number];
 const SEVERITIES = new Set(["error", "warning", "information", "hint"]);
 const CODE = /^CP\d{0,4}$/;
 
+// Keys the server reads (camelCase, as editors write them). A list left empty in the settings is left out, so
+// that the project's cudaport.toml / pyproject.toml keeps its value: an empty `select` would enable no rule at all.
 export interface ServerOptions {
   target: Target;
-  select: string[];
-  ignore: string[];
-  severity: Record<string, string>;
-  extendExclude: string[];
+  select?: string[];
+  ignore?: string[];
+  severity?: Record<string, string>;
+  extendExclude?: string[];
   run: "onType" | "onSave";
   logLevel: "error" | "warning" | "info" | "debug";
 }
@@ -71,8 +73,12 @@ export function toServerOptions(config: ConfigurationView): Mapped {
   const levels = ["error", "warning", "info", "debug"] as const;
   const levelValue = config.get<string>("logLevel", "info");
   const logLevel = (levels as readonly string[]).includes(levelValue) ? (levelValue as ServerOptions["logLevel"]) : "info";
-  return {
-    options: { target, select: codes("select"), ignore: codes("ignore"), severity, extendExclude, run, logLevel },
-    problems,
-  };
+  const options: ServerOptions = { target, run, logLevel };
+  const select = codes("select");
+  const ignore = codes("ignore");
+  if (select.length) options.select = select;
+  if (ignore.length) options.ignore = ignore;
+  if (Object.keys(severity).length) options.severity = severity;
+  if (extendExclude.length) options.extendExclude = extendExclude;
+  return { options, problems };
 }

@@ -129,6 +129,9 @@ class Diagnostics:
         self.server = server
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._idle_checks: dict[str, asyncio.TimerHandle] = {}
+        # Documents edited since their last save while the editor asked for diagnostics on save only: their
+        # findings stay those of the saved text (moved along with the edits) until the next save.
+        self.held: set[str] = set()
         register(
             server,
             types.TEXT_DOCUMENT_DIAGNOSTIC,
@@ -265,6 +268,7 @@ class Diagnostics:
             document.changed_at = None
 
     def clear(self, uri: str) -> None:
+        self.held.discard(uri)
         self._cancel(self._timers, uri)
         self._cancel(self._idle_checks, uri)
         if not self.pull_mode:
@@ -295,11 +299,32 @@ class Diagnostics:
             self.publish(document)
 
     # ---- pull ---------------------------------------------------------------------------------------------
+    def refresh(self, document: Document) -> None:
+        """Bring the findings up to date, unless the document waits for its next save (run mode onSave)."""
+        if document.uri not in self.held:
+            self.bring_up_to_date(document)
+
+    def changed(self, document: Document) -> None:
+        """The user typed: re-analyse after the debounce, or wait for the save when the editor asks for that."""
+        if self.server.resolve(document).options.run == "onSave":
+            self.held.add(document.uri)
+            return
+        self.schedule(document)
+
+    def saved(self, document: Document) -> None:
+        if document.uri not in self.held:
+            return
+        self.held.discard(document.uri)
+        if self.pull_mode:
+            self.server.request_diagnostic_refresh()
+        else:
+            self.schedule(document, delay=0)
+
     def pull(self, params: types.DocumentDiagnosticParams) -> PreparedJSON | RawJSON:
         document = self.server.documents.get(params.text_document.uri)
         if document is None:
             return PreparedJSON(kind="full", items=[], resultId="closed")
-        self.bring_up_to_date(document)
+        self.refresh(document)
         result_id = f"{document.result_id}"
         if params.previous_result_id == result_id:
             return PreparedJSON(kind="unchanged", resultId=result_id)
@@ -316,6 +341,7 @@ class Diagnostics:
     # ---- everything open ---------------------------------------------------------------------------------
     def relint_all(self) -> None:
         """After a configuration change: every open document is analysed again, whole."""
+        self.held.clear()
         for document in self.server.documents:
             document.needs_full = True
             document.reported_skip = None

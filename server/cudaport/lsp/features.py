@@ -23,3 +23,19 @@ def register(server: LanguageServer, method: str, handler: Callable[..., Any], o
             return handler(params)
 
         server.feature(method, options)(call)
+
+
+def register_command(server: LanguageServer, name: str, handler: Callable[[], Any]) -> None:
+    """A `workspace/executeCommand` command; the arguments an editor sends are accepted and not used."""
+    if inspect.iscoroutinefunction(handler):
+
+        async def run_async(*arguments: Any) -> Any:
+            return await handler()
+
+        server.command(name)(run_async)
+    else:
+
+        def run(*arguments: Any) -> Any:
+            return handler()
+
+        server.command(name)(run)

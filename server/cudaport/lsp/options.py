@@ -36,6 +36,7 @@ class EditorOptions:
     incremental: bool = True  # re-analyse only what an edit touched (off: the whole file every time)
     full_check_after_idle: int = 2000  # ms of quiet after incremental updates before a whole-file check; 0 = never
     log_level: str = "info"
+    run: str = "onType"  # "onType": diagnostics as the user types; "onSave": only for the text last saved
     _given: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     def overrides(self) -> dict[str, Any]:
@@ -165,6 +166,16 @@ def _severities(value: Any) -> Mapping[str, str]:
     return out
 
 
+RUN_MODES = ("onType", "onSave")
+
+
+def _run(value: Any) -> str:
+    for mode in RUN_MODES:
+        if isinstance(value, str) and value.replace("_", "").lower() == mode.lower():
+            return mode
+    raise ValueError(f"must be one of {', '.join(RUN_MODES)}")
+
+
 def _log_level(value: Any) -> str:
     level = str(value).lower()
     if level == "warn":
@@ -190,4 +201,5 @@ _CHECKS: dict[str, Any] = {
     "incremental": _boolean,
     "full_check_after_idle": _milliseconds,
     "log_level": _log_level,
+    "run": _run,
 }

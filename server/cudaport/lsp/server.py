@@ -23,6 +23,7 @@ from pygls.lsp.server import LanguageServer
 from .. import __version__
 from . import logs
 from .code_actions import CodeActions
+from .commands import Commands
 from .configuration import Configuration, Resolved
 from .diagnostics import Diagnostics
 from .documents import Document, DocumentStore
@@ -55,6 +56,7 @@ class CudaportServer(LanguageServer):
         self.text_sync = TextSync(self)
         self.code_actions = CodeActions(self)
         self.hover = Hover(self)
+        self.commands = Commands(self)
 
     def resolve(self, document: Document) -> Resolved:
         return self.configuration.resolve(document.path)

@@ -38,9 +38,12 @@ class TextSync:
         if document is not None:
             if document.changed_at is None:
                 document.changed_at = arrived
-            self.server.diagnostics.schedule(document)
+            self.server.diagnostics.changed(document)
 
     def did_save(self, params: types.DidSaveTextDocumentParams) -> None:
+        document = self.server.documents.get(params.text_document.uri)
+        if document is not None:
+            self.server.diagnostics.saved(document)
         # A save is when a configuration file edited in this editor (or next to it) takes effect.
         self.server.editor_settings.config_files_may_have_changed()
         self.server.workspace_diagnostics.workspace_changed()

@@ -142,7 +142,7 @@ class WorkspaceDiagnostics:
         diagnostics = self.server.diagnostics
         document = self.server.documents.get(uri)
         if document is not None:
-            diagnostics.bring_up_to_date(document)
+            diagnostics.refresh(document)
             result_id = f"open:{document.version}:{document.result_id}"
             if previous.get(uri) == result_id:
                 return {"kind": "unchanged", "uri": uri, "resultId": result_id, "version": document.version}

@@ -1,0 +1,154 @@
+"""Workspace commands the editor runs (`workspace/executeCommand`):
+
+- `cudaport.server.migrateWorkspace`: every safe rewrite in the workspace folders, sent to the client as one workspace
+  edit whose changes need confirmation, so the editor shows its refactor preview before anything is written;
+- `cudaport.server.summary`: the migration assessment of the workspace for every target, as Markdown.
+
+Both select files exactly as `cudaport check` does (files.discover with the configuration), use the unsaved text
+of open documents, and rewrite through Engine.fix_data, as `cudaport fix` does."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from ..files import Skipped, SourcePath, discover
+from ..source import UTF8, UTF8_BOM, LineIndex, SkipFile, read_source
+from . import edits as byte_edits
+from .features import register_command
+
+if TYPE_CHECKING:
+    from .server import CudaportServer
+
+log = logging.getLogger(__name__)
+
+# Named apart from the extension's own VS Code commands: vscode-languageclient registers these as commands too.
+MIGRATE = "cudaport.server.migrateWorkspace"
+SUMMARY = "cudaport.server.summary"
+_ANNOTATION = "cudaport.safe-rewrites"
+
+
+class Commands:
+    def __init__(self, server: CudaportServer) -> None:
+        self.server = server
+        register_command(server, MIGRATE, self.migrate_workspace)
+        register_command(server, SUMMARY, self.summary)
+
+    # ---- migrate the workspace --------------------------------------------------------------------------------
+    async def migrate_workspace(self) -> dict[str, Any]:
+        changes: list[tuple[str, int | None, list[types.TextEdit]]] = []
+        fixes = 0
+        skipped: list[str] = []
+        for source_path in self._files():
+            change = self._fixed(source_path, skipped)
+            if change is not None:
+                uri, version, text_edits, applied = change
+                changes.append((uri, version, text_edits))
+                fixes += applied
+        result: dict[str, Any] = {"files": len(changes), "fixes": fixes, "skipped": skipped, "applied": False}
+        if skipped:
+            names = ", ".join(skipped[:5]) + (" and more" if len(skipped) > 5 else "")
+            self.server.show_message(
+                f"cudaport: {len(skipped)} file(s) not in UTF-8 were left out ({names}); `cudaport fix` rewrites them "
+                "in their own encoding",
+                types.MessageType.Warning,
+            )
+        if not changes:
+            return result
+        response = await self.server.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(
+                edit=self._workspace_edit(changes, fixes), label=f"cudaport: {fixes} safe rewrites"
+            )
+        )
+        result["applied"] = bool(response.applied)
+        log.info("migrate workspace: %d fixes in %d files, applied: %s", fixes, len(changes), response.applied)
+        return result
+
+    def _fixed(
+        self, source_path: SourcePath, skipped: list[str]
+    ) -> tuple[str, int | None, list[types.TextEdit], int] | None:
+        uri = from_fs_path(str(source_path.path)) or source_path.path.as_uri()
+        document = self.server.documents.get(uri)
+        resolved = self.server.configuration.resolve(source_path.path)
+        if document is not None:
+            data, version, lines = document.data, document.version, document.lines
+        else:
+            try:
+                source = read_source(source_path.path, resolved.settings.max_file_size)
+            except SkipFile:
+                return None
+            if source.encoding not in (UTF8, UTF8_BOM):
+                skipped.append(source_path.path.name)  # the editor's text would not be these bytes
+                return None
+            data, version, lines = source.data, None, LineIndex(source.data)
+        try:
+            fixed, applied, _ = resolved.engine.fix_data(data, source_path.language, source_path.path)
+        except Exception:
+            log.exception("fixing %s failed; it is left out of the migration", source_path.path)
+            return None
+        if fixed == data:
+            return None
+        text_edits = byte_edits.text_edits(lines, byte_edits.difference(data, fixed), self.server.unit)
+        return uri, version, text_edits, applied
+
+    def _workspace_edit(
+        self, changes: list[tuple[str, int | None, list[types.TextEdit]]], fixes: int
+    ) -> types.WorkspaceEdit:
+        workspace = self.server.client_capabilities.workspace
+        capabilities = workspace.workspace_edit if workspace is not None else None
+        if capabilities is None or not capabilities.document_changes:
+            return types.WorkspaceEdit(changes={uri: text_edits for uri, _, text_edits in changes})
+        annotated = bool(capabilities.change_annotation_support)
+        document_changes: list[types.TextDocumentEdit] = []
+        for uri, version, text_edits in changes:
+            edits: list[types.TextEdit | types.AnnotatedTextEdit] = [
+                types.AnnotatedTextEdit(range=e.range, new_text=e.new_text, annotation_id=_ANNOTATION)
+                if annotated
+                else e
+                for e in text_edits
+            ]
+            identifier = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+            document_changes.append(types.TextDocumentEdit(text_document=identifier, edits=edits))
+        annotations = None
+        if annotated:
+            annotations = {
+                _ANNOTATION: types.ChangeAnnotation(
+                    label="cudaport: safe rewrites",
+                    needs_confirmation=True,
+                    description=f"{fixes} rewrites that `cudaport fix` would apply",
+                )
+            }
+        return types.WorkspaceEdit(document_changes=document_changes, change_annotations=annotations)
+
+    # ---- the migration summary --------------------------------------------------------------------------------
+    def summary(self) -> str:
+        from .. import runner
+        from ..report import build_report, render
+
+        folders = self.server.configuration.folders
+        if not folders:
+            return "# cudaport\n\nOpen a folder to summarise its migration.\n"
+        resolved = self.server.configuration.resolve_directory(folders[-1])
+        settings = resolved.settings
+        targets = [settings.target, *(t for t in resolved.engine.ruleset.targets if t != settings.target)]
+        paths = [str(folder) for folder in folders]
+        multi = runner.check_targets(paths, settings, targets, jobs=1)
+        report = build_report(multi, resolved.engine.ruleset, settings, paths)
+        return render(report, "md")
+
+    def _files(self) -> list[SourcePath]:
+        configuration = self.server.configuration
+        seen: set[str] = set()
+        found: list[SourcePath] = []
+        for folder in configuration.folders:
+            for item in discover([str(folder)], configuration.resolve_directory(folder).settings):
+                if isinstance(item, Skipped) or item.path.is_symlink():
+                    continue
+                key = str(item.path.resolve())
+                if key not in seen:
+                    seen.add(key)
+                    found.append(item)
+        return found
