@@ -169,20 +169,34 @@ def worker_count(requested: int, files: int) -> int:
 def check(paths: list[str], settings: Settings, jobs: int = 1, progress: Progress | None = None) -> RunResult:
     run = collect(paths, settings)
     workers = worker_count(jobs, len(run.files))
-    diagnostics: list[Diagnostic] = []
-    skipped = [(s.label, s.reason) for s in run.skipped if not s.error]
-    errors = [(s.label, s.reason) for s in run.skipped if s.error]
-    scanned = 0
-    outcomes = _map(_check_one, run.files, len(run.files), settings, _roots(paths, settings), workers, progress)
-    for outcome in outcomes:
+    tally = _Tally(run)
+    for outcome in _map(_check_one, run.files, len(run.files), settings, _roots(paths, settings), workers, progress):
+        tally.add(outcome)
+    return tally.result(settings.target)
+
+
+class _Tally:
+    """Skips, errors and diagnostics gathered from the per-file outcomes of a run."""
+
+    def __init__(self, run: Run) -> None:
+        self.skipped = [(s.label, s.reason) for s in run.skipped if not s.error]
+        self.errors = [(s.label, s.reason) for s in run.skipped if s.error]
+        self.diagnostics: list[Diagnostic] = []
+        self.scanned = 0
+
+    def add(self, outcome: FileOutcome) -> bool:
+        """Count one file's outcome; False when the file was skipped."""
         if outcome.skipped:
-            skipped.append((outcome.label, outcome.skipped))
-            continue
-        scanned += 1
+            self.skipped.append((outcome.label, outcome.skipped))
+            return False
+        self.scanned += 1
         if outcome.error:
-            errors.append((outcome.label, outcome.error))
-        diagnostics.extend(outcome.diagnostics)
-    return RunResult(settings.target, scanned, sort_diagnostics(diagnostics), skipped, errors)
+            self.errors.append((outcome.label, outcome.error))
+        self.diagnostics.extend(outcome.diagnostics)
+        return True
+
+    def result(self, target: str) -> RunResult:
+        return RunResult(target, self.scanned, sort_diagnostics(self.diagnostics), self.skipped, self.errors)
 
 
 @dataclass
@@ -203,29 +217,20 @@ def fix(
 ) -> FixResult:
     run = collect(paths, settings)
     workers = worker_count(jobs, len(run.files))
-    diagnostics: list[Diagnostic] = []
-    skipped = [(s.label, s.reason) for s in run.skipped if not s.error]
-    errors = [(s.label, s.reason) for s in run.skipped if s.error]
+    tally = _Tally(run)
     fixed = 0
     changed: list[str] = []
     diffs: list[str] = []
     jobs_list = [(f, unsafe, diff_only) for f in run.files]
-    scanned = 0
     for outcome in _map(_fix_one, jobs_list, len(jobs_list), settings, _roots(paths, settings), workers, progress):
-        if outcome.skipped:
-            skipped.append((outcome.label, outcome.skipped))
+        if not tally.add(outcome):
             continue
-        scanned += 1
-        if outcome.error:
-            errors.append((outcome.label, outcome.error))
-        diagnostics.extend(outcome.diagnostics)
         fixed += outcome.fixed
         if outcome.changed:
             changed.append(outcome.label)
         if outcome.diff:
             diffs.append(outcome.diff)
-    result = RunResult(settings.target, scanned, sort_diagnostics(diagnostics), skipped, errors)
-    return FixResult(result, fixed, changed, diffs)
+    return FixResult(tally.result(settings.target), fixed, changed, diffs)
 
 
 # ---- several targets in one pass (the migration report) -----------------------------------------------------------

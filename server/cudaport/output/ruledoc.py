@@ -27,14 +27,8 @@ def rule_text(rule: Rule, targets: list[str] | None = None) -> str:
     lines.append("Difficulty by target (with a counterpart / without one):")
     for target, with_counterpart, without in difficulty_table(rule, targets):
         lines.append(f"  {target}: {with_counterpart} / {without}")
-    for title, body in (
-        ("What it does", rule.docs.what),
-        ("Why it matters", rule.docs.why),
-        ("Example", rule.docs.example),
-        ("Fix safety", rule.docs.fix),
-    ):
-        if body:
-            lines += ["", f"## {title}", body]
+    for title, body in _sections(rule):
+        lines += ["", f"## {title}", body]
     return "\n".join(lines) + "\n"
 
 
@@ -44,15 +38,20 @@ def rule_markdown(rule: Rule, targets: list[str] | None = None) -> str:
     lines += ["| target | with a counterpart | without one |", "|---|---|---|"]
     for target, with_counterpart, without in difficulty_table(rule, targets):
         lines.append(f"| {target} | {with_counterpart} | {without} |")
-    for title, body in (
+    for title, body in _sections(rule):
+        lines += ["", f"### {title}", "", body]
+    return "\n".join(lines) + "\n"
+
+
+def _sections(rule: Rule) -> list[tuple[str, str]]:
+    """The documentation sections a rule has, in the order ruff documents its rules."""
+    sections = (
         ("What it does", rule.docs.what),
         ("Why it matters", rule.docs.why),
         ("Example", rule.docs.example),
         ("Fix safety", rule.docs.fix),
-    ):
-        if body:
-            lines += ["", f"### {title}", "", body]
-    return "\n".join(lines) + "\n"
+    )
+    return [(title, body) for title, body in sections if body]
 
 
 def all_rules_markdown(ruleset: RuleSet) -> str:
