@@ -68,3 +68,14 @@ class Analyzer(Protocol):
     ) -> list[Finding]:
         """Findings in `data`; with `ranges`, only those that start inside one of the byte ranges."""
         ...
+
+
+# Bytes that continue an identifier: ASCII only, like `\w` in a bytes regex (the tree decides about non-ASCII
+# identifiers, whose node must span the word).
+WORD_BYTE = [c < 128 and (chr(c).isalnum() or chr(c) in "_$") for c in range(256)]
+
+
+def starts_word(data: bytes, start: int) -> bool:
+    """No identifier byte right before `start`: a regex without a look-behind (which would stop the regex engine
+    from skipping ahead to the literal) checks this by hand."""
+    return start == 0 or not WORD_BYTE[data[start - 1]]

@@ -17,7 +17,7 @@ from tree_sitter import Language, Node, Parser, Tree
 from ..models import Applicability, Difficulty, Edit, Finding, Fix
 from ..ruleset import Outcome, RuleSet, Symbol, TargetMapping
 from . import kernels, ptx, warp
-from .base import FileContext, search_windows
+from .base import WORD_BYTE, FileContext, search_windows
 from .calls import CallRewrite, load_call_rewrites
 from .clex import in_spans, literal_and_comment_spans
 from .preproc import GuardIndex, at_line_start, guarded_regions, shim_definitions
@@ -509,15 +509,11 @@ def _occurrences(data: bytes, words: set[bytes], windows: list[tuple[int, int]])
                 end = position + length
                 before = data[position - 1] if position else 0
                 after = data[end] if end < size else 0
-                if not (_IS_WORD[before] or _IS_WORD[after]):
+                if not (WORD_BYTE[before] or WORD_BYTE[after]):
                     found.append((position, end, word))
                 position = find(word, end, hi)
     found.sort()
     return found
-
-
-# ASCII only, like `\\w` in a bytes regex: the tree decides about non-ASCII identifiers (its node must span the word).
-_IS_WORD = [c < 128 and (chr(c).isalnum() or chr(c) in "_$") for c in range(256)]
 
 
 def _first_code_line(scan: Scan) -> int:

@@ -13,6 +13,7 @@ from tree_sitter import Node
 
 from ..models import Finding
 from ..ruleset import Symbol, TargetMapping
+from .base import starts_word
 from .tsutil import text
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 KERNEL = "CP1030"
 LAUNCH = "CP1031"
 
-_GLOBAL = re.compile(rb"(?<![\w$])__global__(?![\w$])")
+_GLOBAL = re.compile(rb"__global__(?![\w$])")  # literal first: see base.starts_word
 _CHEVRONS = re.compile(rb"<<<")
 _DEFINITIONS = frozenset({"function_definition"})
 
@@ -36,6 +37,8 @@ def find_kernels(scan: Scan) -> Iterator[Finding]:
 def _definitions(scan: Scan) -> Iterator[Finding]:
     for match in (m for lo, hi in scan.windows for m in _GLOBAL.finditer(scan.data, lo, hi)):
         start, end = match.span()
+        if not starts_word(scan.data, start):
+            continue
         found = scan.code_node(start, end)
         if found is None or found[1]:
             continue  # comments, strings and macro bodies

@@ -14,6 +14,7 @@ from tree_sitter import Node
 
 from ..models import Difficulty, Finding
 from ..ruleset import Outcome
+from .base import starts_word
 from .tsutil import ancestor, in_device_code, text
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ _GATE = (b"threadIdx", b"__global__", b"__device__", b"__shared__", b"warp", b"W
 _LITERAL = re.compile(rb"(?:3[123]|0[xX](?:1[fF]|[fF]{8}[uUlL]{0,3})|>>[ \t]*(5))(?![\w.])")
 # After a name that says log2 of the warp size: `#define WARP_SIZE_BITS 5`, `kLogWarpSize = 5`.
 _FIVE_AFTER_NAME = re.compile(rb"[ \t]*=?[ \t]*\(?[ \t]*(5)(?![\w.])")
-_SHARED = re.compile(rb"(?<![\w$])__shared__(?![\w$])")
+_SHARED = re.compile(rb"__shared__(?![\w$])")  # literal first: see base.starts_word
 _LANEISH = re.compile(
     r"threadIdx|blockDim|lane|warp|\bwid\b|\btid\b|\btidx\b|thread_?id|thread_?idx|local_?id|\btx\b",
     re.IGNORECASE,
@@ -237,6 +238,8 @@ def _shared_arrays(scan: Scan) -> Iterator[Finding]:
     A size written with a warp constant (`[WARP_SIZE]`) follows the constant, whose definition is reported."""
     for match in (m for lo, hi in scan.windows for m in _SHARED.finditer(scan.data, lo, hi)):
         start, end = match.span()
+        if not starts_word(scan.data, start):
+            continue
         found = scan.code_node(start, end)
         if found is None or found[1]:
             continue
