@@ -54,3 +54,49 @@ def test_vsix_in_code_server_end_to_end() -> None:
     )
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-6000:]
     assert "e2e: all" in result.stdout
+
+
+def _pythons() -> dict[str, str]:
+    """Every working Python 3.10+ on this machine (python3 at least), by version tag (`311`)."""
+    candidates = [shutil.which("python3"), *(shutil.which(f"python3.{minor}") for minor in range(10, 15))]
+    candidates += sorted(str(p) for p in Path.home().glob(".pyenv/versions/3.1*/bin/python3"))
+    found: dict[str, str] = {}
+    for candidate in filter(None, candidates):
+        probe = subprocess.run(
+            [candidate, "-c", "import sys; print('%d%d' % sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        tag = probe.stdout.strip()
+        if probe.returncode == 0 and tag.isdigit() and int(tag) >= 310:  # a pyenv shim without its version is no Python
+            found.setdefault(tag, candidate)
+    assert found, "no Python 3.10 or newer on this machine"
+    return found
+
+
+def test_the_bundled_server_runs_on_every_python_here() -> None:
+    """The VSIX's libraries (tree-sitter's binding per Python version) serve any Python from 3.10 on."""
+    _installed()
+    bundle = EXTENSION / "bundled"
+    if not (bundle / "libs" / "cudaport").is_dir():
+        built = _npm("run", "package")
+        assert built.returncode == 0, built.stdout[-4000:] + built.stderr[-2000:]
+    for version, python in _pythons().items():
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": os.environ.get("HOME", "/tmp"),
+            "PYTHONPATH": f"{bundle / 'native' / f'cp{version}'}{os.pathsep}{bundle / 'libs'}",
+            "PYTHONNOUSERSITE": "1",
+        }
+        result = subprocess.run(
+            [python, "-s", "-m", "cudaport", "check", str(ROOT / "examples"), "--target", "npu", "--format", "json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=300,
+            check=False,
+        )
+        assert result.returncode == 1, (python, result.stderr[-2000:])
+        assert '"target": "npu"' in result.stdout, python
