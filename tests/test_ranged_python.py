@@ -20,7 +20,7 @@ SOURCES = sorted(
     [
         *ROOT.joinpath("tests/fixtures/python").glob("*.py"),
         *ROOT.joinpath("examples/pytorch").glob("*.py"),
-        *ROOT.joinpath("tests/lsp/data").glob("*.py"),
+        *ROOT.joinpath("tests/fixtures/python_ranges").glob("*.py"),
     ]
 )
 TARGETS = ("hip", "npu", "mlu")
@@ -183,3 +183,22 @@ def test_an_alias_used_for_apis_that_need_a_person_keeps_its_import_in_every_ran
     expected = [f for f in whole if f.start == use]
     assert expected and expected[0].fix is not None and not expected[0].fix.is_safe
     assert list(map(_key, found)) == list(map(_key, expected))
+
+
+def test_a_build_call_is_found_from_the_line_of_its_function() -> None:
+    """The `.cu` file that makes `load(...)` build CUDA code sits lines below the call: a range holding only the
+    call's first line still finds it, and a range holding only the `.cu` line does not (it starts elsewhere)."""
+    source = (
+        b"from torch.utils.cpp_extension import load\n\n"
+        b'ext = load(\n    name="fused",\n    sources=[\n        "fused.cpp",\n        "fused_kernel.cu",\n    ],\n)\n'
+    )
+    engine = ENGINES["npu"]
+    whole, tree = _whole(engine, source)
+    call = source.index(b"load(")
+    assert [f.rule for f in whole if f.start == call] == ["CP7040"]
+    line_end = source.index(b"\n", call)
+    found, _ = engine.check_data(source, "python", None, tree, ranges=[(call, line_end)])
+    assert list(map(_key, found)) == [_key(f) for f in whole if f.start == call]
+    cu = source.index(b'"fused_kernel.cu"')
+    found, _ = engine.check_data(source, "python", None, tree, ranges=[(cu, cu + 10)])
+    assert found == []
