@@ -124,14 +124,14 @@ class Imports:
         return None
 
     def imports_module(self, module: str) -> bool:
-        return any(_spelled(imported)[0] == module for imported in self.names)
+        return any(spelled(imported)[0] == module for imported in self.names)
 
     def insertion(self, module: str) -> Edit | None:
         """`import <module>` on the line after the first `import torch`, or on the line before the first other
         import of torch (`from torch import npu` needs the module registered first); None when the file imports
         no torch, or the import sits where no line can be added beside it."""
         for statement in self.statements:
-            paths = [_spelled(imported) for imported in statement.names]
+            paths = [spelled(imported) for imported in statement.names]
             if statement.is_from:
                 module_path = statement.facts.module
                 paths = [module_path] if module_path else []
@@ -172,29 +172,41 @@ def _statements(data: bytes, root: Node) -> list[Node]:
         if (position == 0 or data[position - 1] not in _WORD_BYTES) and (
             end == len(data) or data[end] not in _WORD_BYTES
         ):
-            keyword = root.descendant_for_byte_range(position, end)
-            statement = keyword.parent if keyword is not None else None
-            if (
-                keyword is not None
-                and statement is not None
-                and statement.type in _STATEMENTS
-                and statement.start_byte not in found
-                and (_starts_line(data, position, end) or _starts_line(data, statement.start_byte, None))
-            ):
-                found[statement.start_byte] = statement
+            line_start = data.rfind(b"\n", 0, position) + 1
+            head = data[line_start:position].lstrip(b" \t")
+            # `import` first on its line, `from ... import`, or a line continued from one that may start `from`
+            if not head or head.startswith(b"from") or _continued(data, line_start):
+                keyword = root.descendant_for_byte_range(position, end)
+                statement = keyword.parent if keyword is not None else None
+                if (
+                    statement is not None
+                    and statement.type in _STATEMENTS
+                    and statement.start_byte not in found
+                    and ((not head and _keyword_ends(data, end)) or _starts_line(data, statement.start_byte))
+                ):
+                    found[statement.start_byte] = statement
         position = data.find(b"import", end)
     return [found[start] for start in sorted(found)]
 
 
-def _starts_line(data: bytes, keyword: int, end: int | None) -> bool:
-    """Whether the keyword at `keyword` (ending at `end`, or the statement's first keyword) has only blanks before
-    it on its line and a blank or a line continuation after it."""
-    if end is None:
-        end = keyword + (4 if data.startswith(b"from", keyword) else 6)
-    if end >= len(data) or data[end] not in _AFTER_KEYWORD:
-        return False
-    line_start = data.rfind(b"\n", 0, keyword) + 1
-    return not data[line_start:keyword].strip(b" \t")
+def _keyword_ends(data: bytes, end: int) -> bool:
+    """A keyword ending at `end` is followed by a blank or a line continuation."""
+    return end < len(data) and data[end] in _AFTER_KEYWORD
+
+
+def _starts_line(data: bytes, start: int) -> bool:
+    """Whether the statement at `start` has only blanks before it on its line and its keyword is followed by a
+    blank or a line continuation."""
+    end = start + (4 if data.startswith(b"from", start) else 6)
+    line_start = data.rfind(b"\n", 0, start) + 1
+    return _keyword_ends(data, end) and not data[line_start:start].strip(b" \t")
+
+
+def _continued(data: bytes, line_start: int) -> bool:
+    """Whether the line before the one starting at `line_start` ends with a backslash that continues it."""
+    if line_start >= 2 and data[line_start - 2] == 0x5C:
+        return True
+    return line_start >= 3 and data[line_start - 2] == 0x0D and data[line_start - 3] == 0x5C
 
 
 def _facts(data: bytes, statement: Node) -> StatementFacts:
@@ -209,7 +221,7 @@ def _facts(data: bytes, statement: Node) -> StatementFacts:
     return facts
 
 
-def _spelled(imported: ImportedName) -> list[str]:
+def spelled(imported: ImportedName) -> list[str]:
     """The path as the statement spells it: `torch.cuda` for `import torch.cuda`, `torch` for `from torch ...`."""
     if imported.module is not None:
         return imported.module

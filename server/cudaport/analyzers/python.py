@@ -25,7 +25,7 @@ from ..models import Applicability, Difficulty, Edit, Finding, Fix
 from ..ruleset import RuleSet, Symbol, TargetMapping
 from . import pystrings, pywindows
 from .base import FileContext
-from .pyimports import PYTHON_LANGUAGE, ImportedName, Imports, ImportStatement
+from .pyimports import PYTHON_LANGUAGE, ImportedName, Imports, ImportStatement, StatementFacts, spelled
 from .pyknow import UNSUPPORTED_RULE, ApiEntry, EnvEntry, PythonKnowledge, TargetFacts, load_python_knowledge
 from .tsutil import text
 
@@ -71,6 +71,15 @@ class _Written:
     end_byte: int
 
 
+@dataclass(frozen=True, slots=True)
+class _StatementNotes:
+    mentions_known: bool  # imports something the rule data knows
+    alias_words: frozenset[bytes]  # local names it binds that lead to known APIs
+
+
+_NOTES_LIMIT = 8192
+
+
 @dataclass
 class _File:
     """Per-buffer state: the imports, the target's facts, what was reported already."""
@@ -109,6 +118,7 @@ class PythonAnalyzer:
         self.know: PythonKnowledge = load_python_knowledge(ruleset)
         self._vocabularies: dict[str, tuple[frozenset[bytes], frozenset[str]]] = {}
         self._prefix_cache: frozenset[str] | None = None
+        self._statement_notes: dict[tuple[StatementFacts, str], _StatementNotes] = {}
 
     # ---- parsing --------------------------------------------------------------------------------------------
     def parse(self, data: bytes, old_tree: Tree | None = None) -> Tree:
@@ -187,18 +197,43 @@ class PythonAnalyzer:
         """Local names of imports that lead to known APIs (`tc` for torch.cuda, `cp` for cupy): their uses do not
         spell cuda."""
         words: set[bytes] = set()
-        static, _ = self._vocabulary(file.target)
+        for statement in file.imports.statements:
+            words |= self._notes(statement.facts, file.target).alias_words
+        return words
+
+    def _notes(self, facts: StatementFacts, target: str) -> _StatementNotes:
+        """What the rule data makes of an import statement, worked out once per distinct statement and target."""
+        key = (facts, target)
+        notes = self._statement_notes.get(key)
+        if notes is None:
+            if len(self._statement_notes) >= _NOTES_LIMIT:
+                self._statement_notes.clear()
+            notes = self._statement_notes[key] = _StatementNotes(
+                self._mentions_known(facts), self._statement_alias_words(facts, target)
+            )
+        return notes
+
+    def _mentions_known(self, facts: StatementFacts) -> bool:
+        """Whether the statement imports anything the rule data knows (else it has no findings of its own)."""
+        if facts.module is not None and self.know.match(facts.module) is not None:
+            return True
+        paths = (name.qualified if facts.module is not None else spelled(name) for name in facts.names)
+        return any(self.know.match(path) is not None for path in paths)
+
+    def _statement_alias_words(self, facts: StatementFacts, target: str) -> frozenset[bytes]:
+        words: set[bytes] = set()
+        static, _ = self._vocabulary(target)
         prefixes = self._prefixes
-        for imported in file.imports.names:
+        for imported in facts.names:
             local = imported.local.encode()
             if imported.qualified == ["torch"] or local in static:
                 continue  # `torch` itself is too common; known words are found anyway
             joined = ".".join(imported.qualified)
             if joined in prefixes or self.know.match(imported.qualified) is not None:
                 words.add(local)
-            elif file.target == "npu" and joined in self.know.unsupported_owners:
+            elif target == "npu" and joined in self.know.unsupported_owners:
                 words.add(local)  # `FSDP.summon_full_params(...)` after `import ... FullyShardedDataParallel as FSDP`
-        return words
+        return frozenset(words)
 
     @property
     def _prefixes(self) -> frozenset[str]:
@@ -390,6 +425,8 @@ class PythonAnalyzer:
     # ---- imports ------------------------------------------------------------------------------------------------
     def _import_findings(self, file: _File) -> None:
         for statement in file.imports.statements:
+            if not self._notes(statement.facts, file.target).mentions_known:
+                continue
             if statement.is_from:
                 self._from_statement(file, statement)
             else:
@@ -397,7 +434,7 @@ class PythonAnalyzer:
 
     def _import_statement(self, file: _File, statement: ImportStatement) -> None:
         for name in statement.names:
-            path = name.written.replace(" ", "").split(".")
+            path = spelled(name)
             match = self.know.match(path)
             if match is None:
                 continue
