@@ -1,9 +1,11 @@
 """A Python file's imports: which local names stand for which modules (`import torch.cuda as tc`,
-`from torch import cuda`), and where `import torch_npu` goes when a fix needs it."""
+`from torch import cuda`), and where `import torch_npu` goes when a fix needs it.
+
+Finding the import statements costs one C-level search for the word `import` and a tree lookup per statement; what
+a statement binds is read once per distinct statement text and remembered (offsets relative to the statement), so
+analysing a buffer again after an edit finds its imports again but reads none of them again."""
 
 from __future__ import annotations
-
-import re
 
 import tree_sitter_python
 from tree_sitter import Language, Node
@@ -12,42 +14,93 @@ from ..models import Edit
 from .tsutil import text
 
 PYTHON_LANGUAGE = Language(tree_sitter_python.language())
-_KEYWORD = re.compile(rb"(?m)^[ \t]*(?:import|from)(?=[ \t\\])")
 _STATEMENTS = frozenset({"import_statement", "import_from_statement"})
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_AFTER_KEYWORD = frozenset(b" \t\\")
+_CACHE_LIMIT = 8192
 
 
 class ImportedName:
-    """One name an import statement binds."""
+    """One name an import statement binds; where it is written is relative to the start of its statement."""
 
-    __slots__ = ("alias", "local", "module", "name_node", "qualified", "statement")
+    __slots__ = ("alias", "end", "local", "module", "offset", "qualified", "written")
 
     def __init__(
         self,
         local: str,
         qualified: list[str],
-        statement: Node,
-        name_node: Node,
+        written: str,
+        span: tuple[int, int],
         alias: bool,
         module: list[str] | None,
     ) -> None:
         self.local = local  # the name bound in the file
-        self.qualified = qualified  # what it stands for: ["torch", "cuda"]
-        self.statement = statement
-        self.name_node = name_node  # the dotted_name that spells the imported path (or member)
+        self.qualified = qualified  # what it stands for: ["torch", "cuda"] (shared: never modify it)
+        self.written = written  # the dotted name that spells the imported path (or member), as written
+        self.offset, self.end = span  # where `written` is, counted from the start of the statement
         self.alias = alias  # written with `as`
         self.module = module  # for `from M import n`: M; None for `import M`
+
+
+class StatementFacts:
+    """What an import statement says, read from its text alone: the module of `from M import ...` and where it is
+    written, whether it imports `*`, and the names it binds. Offsets are relative to the statement's start."""
+
+    __slots__ = ("module", "module_span", "names", "wildcard")
+
+    def __init__(
+        self,
+        module: list[str] | None,
+        module_span: tuple[int, int],
+        wildcard: bool,
+        names: tuple[ImportedName, ...],
+    ) -> None:
+        self.module = module  # None for `import M` and for relative imports (the project's own modules)
+        self.module_span = module_span
+        self.wildcard = wildcard
+        self.names = names
+
+
+class ImportStatement:
+    """One import statement of the buffer: its node and what it says."""
+
+    __slots__ = ("facts", "node")
+
+    def __init__(self, node: Node, facts: StatementFacts) -> None:
+        self.node = node
+        self.facts = facts
+
+    @property
+    def is_from(self) -> bool:
+        return self.node.type == "import_from_statement"
+
+    @property
+    def names(self) -> tuple[ImportedName, ...]:
+        return self.facts.names
+
+    def span(self, name: ImportedName) -> tuple[int, int]:
+        """Where `name` is written in the buffer."""
+        base = self.node.start_byte
+        return base + name.offset, base + name.end
+
+    def module_span(self) -> tuple[int, int]:
+        base = self.node.start_byte
+        return base + self.facts.module_span[0], base + self.facts.module_span[1]
+
+
+# Statement text -> what it says. A statement's text decides that (one without syntax errors), so a buffer analysed
+# again after an edit, or another file with the same imports, reads none of its imports again.
+_FACTS: dict[tuple[str, bytes], StatementFacts] = {}
 
 
 class Imports:
     def __init__(self, data: bytes, root: Node) -> None:
         self.data = data
-        self.statements: list[Node] = _statements(data, root)
-        self.names: list[ImportedName] = []
+        self.statements = [ImportStatement(node, _facts(data, node)) for node in _statements(data, root)]
+        self.names: list[ImportedName] = [name for statement in self.statements for name in statement.names]
         self.bindings: dict[str, ImportedName] = {}
-        for statement in self.statements:
-            for imported in _names(statement):
-                self.names.append(imported)
-                self.bindings.setdefault(imported.local, imported)
+        for imported in self.names:
+            self.bindings.setdefault(imported.local, imported)
 
     def resolve(self, parts: list[str]) -> list[str] | None:
         """The qualified name that `parts` (a dotted chain as written) stands for, or None when its base is not
@@ -67,21 +120,21 @@ class Imports:
         return None
 
     def imports_module(self, module: str) -> bool:
-        return any(_spelled(imported)[0] == module for imported in self.names)
+        return any(spelled(imported)[0] == module for imported in self.names)
 
     def insertion(self, module: str) -> Edit | None:
         """`import <module>` on the line after the first `import torch`, or on the line before the first other
         import of torch (`from torch import npu` needs the module registered first); None when the file imports
         no torch, or the import sits where no line can be added beside it."""
         for statement in self.statements:
-            paths = [_spelled(imported) for imported in _names(statement)]
-            if statement.type == "import_from_statement":
-                module_path = _statement_module(statement)
+            paths = [spelled(imported) for imported in statement.names]
+            if statement.is_from:
+                module_path = statement.facts.module
                 paths = [module_path] if module_path else []
             if not any(path[0] == "torch" for path in paths):
                 continue
-            after = statement.type == "import_statement" and ["torch"] in paths
-            return self._line_edit(statement, f"import {module}", after)
+            after = statement.node.type == "import_statement" and ["torch"] in paths
+            return self._line_edit(statement.node, f"import {module}", after)
         return None
 
     def _line_edit(self, statement: Node, line: str, after: bool) -> Edit | None:
@@ -105,52 +158,98 @@ class Imports:
 
 
 def _statements(data: bytes, root: Node) -> list[Node]:
-    """Every import statement that starts a line, found from its keyword (much cheaper than walking the tree);
-    the same words in strings and comments lead to other nodes and are dropped. An import after `:` or `;` on one
-    line (`if x: import y`) is not seen."""
+    """Every import statement whose keyword starts a line, found from the word `import` that each one spells (a
+    C-level search, much cheaper than walking the tree); the same word in strings, comments and names leads to
+    other nodes and is dropped. An import after `:` or `;` on one line (`if x: import y`) is not seen."""
     found: dict[int, Node] = {}
-    for match in _KEYWORD.finditer(data):
-        start = match.end() - (4 if data[match.end() - 4 : match.end()] == b"from" else 6)
-        keyword = root.descendant_for_byte_range(start, match.end())
-        statement = keyword.parent if keyword is not None else None
-        if keyword is not None and statement is not None and statement.type in _STATEMENTS:
-            found.setdefault(statement.start_byte, statement)
+    position = data.find(b"import")
+    while position >= 0:
+        end = position + 6
+        if (position == 0 or data[position - 1] not in _WORD_BYTES) and (
+            end == len(data) or data[end] not in _WORD_BYTES
+        ):
+            line_start = data.rfind(b"\n", 0, position) + 1
+            head = data[line_start:position].lstrip(b" \t")
+            # `import` first on its line, `from ... import`, or a line continued from one that may start `from`
+            if not head or head.startswith(b"from") or _continued(data, line_start):
+                keyword = root.descendant_for_byte_range(position, end)
+                statement = keyword.parent if keyword is not None else None
+                if (
+                    statement is not None
+                    and statement.type in _STATEMENTS
+                    and statement.start_byte not in found
+                    and ((not head and _keyword_ends(data, end)) or _starts_line(data, statement.start_byte))
+                ):
+                    found[statement.start_byte] = statement
+        position = data.find(b"import", end)
     return [found[start] for start in sorted(found)]
 
 
-def _spelled(imported: ImportedName) -> list[str]:
+def _keyword_ends(data: bytes, end: int) -> bool:
+    """A keyword ending at `end` is followed by a blank or a line continuation."""
+    return end < len(data) and data[end] in _AFTER_KEYWORD
+
+
+def _starts_line(data: bytes, start: int) -> bool:
+    """Whether the statement at `start` has only blanks before it on its line and its keyword is followed by a
+    blank or a line continuation."""
+    end = start + (4 if data.startswith(b"from", start) else 6)
+    line_start = data.rfind(b"\n", 0, start) + 1
+    return _keyword_ends(data, end) and not data[line_start:start].strip(b" \t")
+
+
+def _continued(data: bytes, line_start: int) -> bool:
+    """Whether the line before the one starting at `line_start` ends with a backslash that continues it."""
+    if line_start >= 2 and data[line_start - 2] == 0x5C:
+        return True
+    return line_start >= 3 and data[line_start - 2] == 0x0D and data[line_start - 3] == 0x5C
+
+
+def _facts(data: bytes, statement: Node) -> StatementFacts:
+    if statement.has_error:
+        return _read(statement)  # error recovery may depend on what surrounds it: read it every time
+    key = (statement.type, data[statement.start_byte : statement.end_byte])
+    facts = _FACTS.get(key)
+    if facts is None:
+        if len(_FACTS) >= _CACHE_LIMIT:
+            _FACTS.clear()
+        facts = _FACTS[key] = _read(statement)
+    return facts
+
+
+def spelled(imported: ImportedName) -> list[str]:
     """The path as the statement spells it: `torch.cuda` for `import torch.cuda`, `torch` for `from torch ...`."""
     if imported.module is not None:
         return imported.module
-    return text(imported.name_node).replace(" ", "").split(".")
+    return imported.written.replace(" ", "").split(".")
 
 
-def _statement_module(statement: Node) -> list[str] | None:
-    if statement.type != "import_from_statement":
-        return None
-    module = statement.child_by_field_name("module_name")
-    if module is None or module.type != "dotted_name":
-        return None  # relative imports are the project's own modules
-    return text(module).replace(" ", "").split(".")
-
-
-def _names(statement: Node) -> list[ImportedName]:
-    out: list[ImportedName] = []
-    module = _statement_module(statement)
-    if statement.type == "import_from_statement" and module is None:
-        return out
+def _read(statement: Node) -> StatementFacts:
+    base = statement.start_byte
+    module: list[str] | None = None
+    module_span = (0, 0)
+    if statement.type == "import_from_statement":
+        module_node = statement.child_by_field_name("module_name")
+        if module_node is None or module_node.type != "dotted_name":
+            return StatementFacts(None, module_span, False, ())  # relative imports are the project's own modules
+        module = text(module_node).replace(" ", "").split(".")
+        module_span = (module_node.start_byte - base, module_node.end_byte - base)
+    wildcard = any(child.type == "wildcard_import" for child in statement.children)
+    names: list[ImportedName] = []
     for node in statement.children_by_field_name("name"):
         alias_node = None
         name_node = node
         if node.type == "aliased_import":
             name_node = node.child_by_field_name("name") or node
             alias_node = node.child_by_field_name("alias")
-        path = text(name_node).replace(" ", "").split(".")
+        written = text(name_node)
+        span = (name_node.start_byte - base, name_node.end_byte - base)
+        path = written.replace(" ", "").split(".")
         if module is not None:
             local = text(alias_node) if alias_node is not None else path[-1]
-            out.append(ImportedName(local, module + path, statement, name_node, alias_node is not None, module))
+            names.append(ImportedName(local, module + path, written, span, alias_node is not None, module))
         elif alias_node is not None:
-            out.append(ImportedName(text(alias_node), path, statement, name_node, True, None))
+            names.append(ImportedName(text(alias_node), path, written, span, True, None))
         else:
-            out.append(ImportedName(path[0], path[:1], statement, name_node, False, None))
-    return out
+            names.append(ImportedName(path[0], path[:1], written, span, False, None))
+    return StatementFacts(module, module_span, wildcard, tuple(names))

@@ -6,20 +6,26 @@ spelling cuda/nccl/nvtx/cudnn that the rule data knows, the names it knows, the 
 and only the places where those words stand are looked up in the tree. Fixes edit the exact identifier or string
 content, so the file keeps parsing, and every npu/mlu fix carries the same `import torch_npu`/`import torch_mlu`
 insertion, which the engine applies once.
+
+A ranged analysis (the language server after an edit) scans only the statements around the requested ranges
+(`pywindows`), with the file's imports (cheap to find, and read once per distinct statement); the two facts that
+depend on uses elsewhere in the file (a library reported at its first use; an alias import kept because some use
+cannot follow its rewrite) are looked up at the few places outside the windows where those names stand.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from tree_sitter import Node, Parser, Tree
 
 from ..models import Applicability, Difficulty, Edit, Finding, Fix
 from ..ruleset import RuleSet, Symbol, TargetMapping
-from . import pystrings
+from . import pystrings, pywindows
 from .base import FileContext
-from .pyimports import PYTHON_LANGUAGE, ImportedName, Imports
+from .pyimports import PYTHON_LANGUAGE, ImportedName, Imports, ImportStatement, StatementFacts, spelled
 from .pyknow import UNSUPPORTED_RULE, ApiEntry, EnvEntry, PythonKnowledge, TargetFacts, load_python_knowledge
 from .tsutil import text
 
@@ -49,6 +55,31 @@ class AliasRewrite:
     qualified: tuple[str, ...]
 
 
+class _Span(Protocol):
+    """Where a finding is: a node, or a place an import statement spells a name."""
+
+    @property
+    def start_byte(self) -> int: ...
+
+    @property
+    def end_byte(self) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Written:
+    start_byte: int
+    end_byte: int
+
+
+@dataclass(frozen=True, slots=True)
+class _StatementNotes:
+    mentions_known: bool  # imports something the rule data knows
+    alias_words: frozenset[bytes]  # local names it binds that lead to known APIs
+
+
+_NOTES_LIMIT = 8192
+
+
 @dataclass
 class _File:
     """Per-buffer state: the imports, the target's facts, what was reported already."""
@@ -57,6 +88,8 @@ class _File:
     root: Node
     context: FileContext
     imports: Imports
+    # A ranged analysis scans only these (statements around the requested ranges); None: the whole buffer.
+    windows: list[tuple[int, int]] | None = None
     findings: list[Finding] = field(default_factory=list)
     seen: set[tuple[int, int]] = field(default_factory=set)
     reported_imports: set[str] = field(default_factory=set)  # library entries reported at an import
@@ -85,6 +118,7 @@ class PythonAnalyzer:
         self.know: PythonKnowledge = load_python_knowledge(ruleset)
         self._vocabularies: dict[str, tuple[frozenset[bytes], frozenset[str]]] = {}
         self._prefix_cache: frozenset[str] | None = None
+        self._statement_notes: dict[tuple[StatementFacts, str], _StatementNotes] = {}
 
     # ---- parsing --------------------------------------------------------------------------------------------
     def parse(self, data: bytes, old_tree: Tree | None = None) -> Tree:
@@ -96,20 +130,21 @@ class PythonAnalyzer:
     def analyze(
         self, data: bytes, tree: Tree, context: FileContext, ranges: list[tuple[int, int]] | None = None
     ) -> list[Finding]:
-        words = self._candidates(data, context.target)
-        sources = b".cu" in data
-        if not words and not sources:
-            return []
-        file = _File(data, tree.root_node, context, Imports(data, tree.root_node))
+        root = tree.root_node
+        windows = None if ranges is None else pywindows.search_windows(root, ranges)
+        scanned = [(0, len(data))] if windows is None else windows
+        words = self._candidates(data, context.target, scanned)
+        sources = any(data.find(b".cu", lo, hi) >= 0 for lo, hi in scanned)
+        file = _File(data, root, context, Imports(data, root), windows)
         self._import_findings(file)
         words |= self._alias_words(file)
-        hits = [(start, word) for word in words for start in _occurrences(data, word)]
+        hits = [(start, word) for word in words for start in _occurrences(data, word, scanned)]
         if sources:
-            hits.extend((m.start(), m.group(0)) for m in _SOURCE_FILE.finditer(data))
+            hits.extend((m.start(), m.group(0)) for lo, hi in scanned for m in _SOURCE_FILE.finditer(data, lo, hi))
         for start, word in sorted(hits):
-            if ranges is not None and not any(lo <= start < hi for lo, hi in ranges):
-                continue
             self._hit(file, start, start + len(word), word)
+        if windows is not None:
+            self._uses_elsewhere(file)
         _hold_shared_imports(file)
         findings = file.findings
         if ranges is not None:
@@ -117,25 +152,29 @@ class PythonAnalyzer:
         findings.sort(key=Finding.sort_key)
         return findings
 
-    def _candidates(self, data: bytes, target: str) -> set[bytes]:
-        """The words of this buffer the tree must be asked about: names the rule data knows, and words that spell
-        cuda/nccl/nvtx/cudnn and mean something (`cuda`, `is_cuda`, `CUDA_VISIBLE_DEVICES`; not `use_cuda`)."""
+    def _candidates(self, data: bytes, target: str, windows: list[tuple[int, int]]) -> set[bytes]:
+        """The words of the scanned windows the tree must be asked about: names the rule data knows, and words that
+        spell cuda/nccl/nvtx/cudnn and mean something (`cuda`, `is_cuda`, `CUDA_VISIBLE_DEVICES`; not `use_cuda`).
+        Windows start and end between words."""
         static, interesting = self._vocabulary(target)
-        found = set(_WORD.findall(data)) & static
+        words: set[bytes] = set()
+        found: set[bytes] = set()
         seen: set[bytes] = set()
-        for match in _MARKER.finditer(data.lower()):
-            start, end = match.span()
-            while start > 0 and data[start - 1] in _WORD_BYTES:
-                start -= 1
-            while end < len(data) and data[end] in _WORD_BYTES:
-                end += 1
-            word = data[start:end]
-            if word in seen or word[:1].isdigit():
-                continue
-            seen.add(word)
-            if self._worth(word, interesting):
-                found.add(word)
-        return found
+        for lo, hi in windows:
+            words.update(_WORD.findall(data, lo, hi))
+            for match in _MARKER.finditer(data[lo:hi].lower() if hi - lo < len(data) else data.lower()):
+                start, end = match.start() + lo, match.end() + lo
+                while start > lo and data[start - 1] in _WORD_BYTES:
+                    start -= 1
+                while end < hi and data[end] in _WORD_BYTES:
+                    end += 1
+                word = data[start:end]
+                if word in seen or word[:1].isdigit():
+                    continue
+                seen.add(word)
+                if self._worth(word, interesting):
+                    found.add(word)
+        return (words & static) | found
 
     def _vocabulary(self, target: str) -> tuple[frozenset[bytes], frozenset[str]]:
         cached = self._vocabularies.get(target)
@@ -158,18 +197,43 @@ class PythonAnalyzer:
         """Local names of imports that lead to known APIs (`tc` for torch.cuda, `cp` for cupy): their uses do not
         spell cuda."""
         words: set[bytes] = set()
-        static, _ = self._vocabulary(file.target)
+        for statement in file.imports.statements:
+            words |= self._notes(statement.facts, file.target).alias_words
+        return words
+
+    def _notes(self, facts: StatementFacts, target: str) -> _StatementNotes:
+        """What the rule data makes of an import statement, worked out once per distinct statement and target."""
+        key = (facts, target)
+        notes = self._statement_notes.get(key)
+        if notes is None:
+            if len(self._statement_notes) >= _NOTES_LIMIT:
+                self._statement_notes.clear()
+            notes = self._statement_notes[key] = _StatementNotes(
+                self._mentions_known(facts), self._statement_alias_words(facts, target)
+            )
+        return notes
+
+    def _mentions_known(self, facts: StatementFacts) -> bool:
+        """Whether the statement imports anything the rule data knows (else it has no findings of its own)."""
+        if facts.module is not None and self.know.match(facts.module) is not None:
+            return True
+        paths = (name.qualified if facts.module is not None else spelled(name) for name in facts.names)
+        return any(self.know.match(path) is not None for path in paths)
+
+    def _statement_alias_words(self, facts: StatementFacts, target: str) -> frozenset[bytes]:
+        words: set[bytes] = set()
+        static, _ = self._vocabulary(target)
         prefixes = self._prefixes
-        for imported in file.imports.names:
+        for imported in facts.names:
             local = imported.local.encode()
             if imported.qualified == ["torch"] or local in static:
                 continue  # `torch` itself is too common; known words are found anyway
             joined = ".".join(imported.qualified)
             if joined in prefixes or self.know.match(imported.qualified) is not None:
                 words.add(local)
-            elif file.target == "npu" and joined in self.know.unsupported_owners:
+            elif target == "npu" and joined in self.know.unsupported_owners:
                 words.add(local)  # `FSDP.summon_full_params(...)` after `import ... FullyShardedDataParallel as FSDP`
-        return words
+        return frozenset(words)
 
     @property
     def _prefixes(self) -> frozenset[str]:
@@ -248,8 +312,9 @@ class PythonAnalyzer:
         if size < base or (size == base and entry.report != "use"):
             return True  # the chain only repeats what its import says, and the import is reported
         if entry.report == "import":
-            if entry.name in file.reported_imports:
-                return True  # a library is one finding per file, at its import
+            if entry.name in file.reported_imports or self._used_before(file, entry, links[0].identifier.start_byte):
+                file.reported_imports.add(entry.name)
+                return True  # a library is one finding per file, at its import (or its first use)
             file.reported_imports.add(entry.name)
         node = links[size - base].prefix
         if entry.when == "cuda-sources":
@@ -266,6 +331,52 @@ class PythonAnalyzer:
         if base > 1:
             file.alias_uses.setdefault(links[0].name, []).append(finding)
         return True
+
+    # ---- what a ranged analysis must look up outside its windows -------------------------------------------------
+    def _probe(self, file: _File) -> _File:
+        """A whole-file view of `file` for looking at single places outside the windows: the same imports and
+        import findings' facts, its own findings."""
+        probe = _File(file.data, file.root, file.context, file.imports)
+        probe.reported_imports = set(file.reported_imports)
+        probe.alias_edits = file.alias_edits
+        probe.insertion, probe.insertion_known = file.insertion, file.insertion_known
+        return probe
+
+    def _used_before(self, file: _File, entry: ApiEntry, before: int) -> bool:
+        """For a ranged analysis: whether a use of library `entry` before `before`, outside the windows, took the
+        one finding a library gets (the hits before it inside the windows were analysed already)."""
+        if file.windows is None:
+            return False
+        parts = entry.name.split(".")
+        bases = [
+            local for local, bound in file.imports.bindings.items() if parts[: len(bound.qualified)] == bound.qualified
+        ]
+        if parts[0] in ("torch", "os") and parts[0] not in file.imports.bindings:
+            bases.append(parts[0])
+        probe = self._probe(file)
+        outside = _outside(file.windows, 0, before)
+        hits = sorted((start, local) for local in bases for start in _occurrences(file.data, local.encode(), outside))
+        for start, local in hits:
+            self._hit(probe, start, start + len(local.encode()), local.encode())
+            if entry.name in probe.reported_imports:
+                return True
+        return False
+
+    def _uses_elsewhere(self, file: _File) -> None:
+        """For a ranged analysis: the uses outside the windows of each alias whose import a fix in the windows
+        rewrites (whether all its uses can follow decides whether the import may be rewritten)."""
+        assert file.windows is not None
+        probe: _File | None = None
+        for local, rewrite in file.alias_edits.items():
+            held = set(rewrite.edits)
+            carried = any(f.fix is not None and f.fix.is_safe and held.intersection(f.fix.edits) for f in file.findings)
+            if not carried:
+                continue
+            probe = probe or self._probe(file)
+            word = local.encode()
+            for start in _occurrences(file.data, word, _outside(file.windows, 0, len(file.data))):
+                self._hit(probe, start, start + len(word), word)
+            file.alias_uses.setdefault(local, []).extend(probe.alias_uses.pop(local, []))
 
     def _use_edits(
         self, file: _File, links: list[Link], qualified: list[str], base: int, entry: ApiEntry, size: int
@@ -314,18 +425,16 @@ class PythonAnalyzer:
     # ---- imports ------------------------------------------------------------------------------------------------
     def _import_findings(self, file: _File) -> None:
         for statement in file.imports.statements:
-            if statement.type == "import_statement":
-                self._import_statement(file, statement)
-            else:
-                self._from_statement(file, statement)
-
-    def _import_statement(self, file: _File, statement: Node) -> None:
-        for node in statement.children_by_field_name("name"):
-            aliased = node.type == "aliased_import"
-            name_node = node.child_by_field_name("name") if aliased else node
-            if name_node is None:
+            if not self._notes(statement.facts, file.target).mentions_known:
                 continue
-            path = text(name_node).replace(" ", "").split(".")
+            if statement.is_from:
+                self._from_statement(file, statement)
+            else:
+                self._import_statement(file, statement)
+
+    def _import_statement(self, file: _File, statement: ImportStatement) -> None:
+        for name in statement.names:
+            path = spelled(name)
             match = self.know.match(path)
             if match is None:
                 continue
@@ -339,26 +448,24 @@ class PythonAnalyzer:
             rendered = entry.render(qualified, file.target)
             facts = self.know.targets.get(file.target)
             # `import torch.cuda.amp` binds `torch`: only aliased or two-part imports keep their binding when rewritten
-            rewritable = size == len(path) and (aliased or len(path) <= 2)
+            rewritable = size == len(path) and (name.alias or len(path) <= 2)
+            start, end = statement.span(name)
             if rendered is not None and rendered != qualified and rewritable and facts is not None:
-                edits = [Edit(name_node.start_byte, name_node.end_byte, facts.import_path(rendered))]
+                edits = [Edit(start, end, facts.import_path(rendered))]
             symbol = entry.symbol(qualified, file.target)
-            finding = self._finding(file, symbol, name_node, edits, {"kind": "import"})
+            finding = self._finding(file, symbol, _Written(start, end), edits, {"kind": "import"})
             file.add(finding)
-            if aliased and edits and rendered is not None:
-                alias = node.child_by_field_name("alias")
-                if alias is not None:
-                    file.alias_edits[text(alias)] = AliasRewrite(tuple(edits), tuple(rendered.split(".")))
+            if name.alias and edits and rendered is not None:
+                file.alias_edits[name.local] = AliasRewrite(tuple(edits), tuple(rendered.split(".")))
 
-    def _from_statement(self, file: _File, statement: Node) -> None:
-        module_node = statement.child_by_field_name("module_name")
-        if module_node is None or module_node.type != "dotted_name":
+    def _from_statement(self, file: _File, statement: ImportStatement) -> None:
+        module = statement.facts.module
+        if module is None:
             return
-        module = text(module_node).replace(" ", "").split(".")
+        module_start, module_end = statement.module_span()
         facts = self.know.targets.get(file.target)
         module_match = self.know.match(module)
-        wildcard = any(child.type == "wildcard_import" for child in statement.children)
-        if module_match is not None and (wildcard or module_match[0].report == "import"):
+        if module_match is not None and (statement.facts.wildcard or module_match[0].report == "import"):
             entry, size = module_match
             if entry.report == "use":
                 return
@@ -367,13 +474,14 @@ class PythonAnalyzer:
             rendered = entry.render(qualified, file.target)
             edits = None
             if rendered is not None and rendered != qualified and size == len(module) and facts is not None:
-                edits = [Edit(module_node.start_byte, module_node.end_byte, facts.import_path(rendered))]
-            file.add(self._finding(file, entry.symbol(qualified, file.target), module_node, edits, {"kind": "import"}))
+                edits = [Edit(module_start, module_end, facts.import_path(rendered))]
+            module_symbol = entry.symbol(qualified, file.target)
+            written = _Written(module_start, module_end)
+            file.add(self._finding(file, module_symbol, written, edits, {"kind": "import"}))
             return
         # one finding per imported name; the statement is rewritten as a whole or not at all
-        imported = [n for n in file.imports.names if n.statement.start_byte == statement.start_byte]
         plans: list[tuple[ImportedName, Symbol | None, list[str]]] = []
-        for name in imported:
+        for name in statement.names:
             match = self.know.match(name.qualified)
             if match is None or match[1] < len(name.qualified) or match[0].report == "use":
                 plans.append((name, None, name.qualified))
@@ -388,13 +496,12 @@ class PythonAnalyzer:
         if not reported:
             return
         outcomes = [self.ruleset.outcome(symbol, file.target) for _, symbol, _ in reported]
-        edits = self._from_edits(module, module_node, plans, facts)
+        edits = self._from_edits(module, statement, plans, facts)
         safe = all(outcome.difficulty <= Difficulty.MECHANICAL for outcome in outcomes)
         for name, reported_symbol, _ in reported:
             assert reported_symbol is not None
-            finding = self._finding(
-                file, reported_symbol, name.name_node, edits, {"kind": "import"}, force_unsafe=not safe
-            )
+            written = _Written(*statement.span(name))
+            finding = self._finding(file, reported_symbol, written, edits, {"kind": "import"}, force_unsafe=not safe)
             file.add(finding)
         if edits:
             for name, symbol, new in plans:
@@ -404,7 +511,7 @@ class PythonAnalyzer:
     @staticmethod
     def _from_edits(
         module: list[str],
-        module_node: Node,
+        statement: ImportStatement,
         plans: list[tuple[ImportedName, Symbol | None, list[str]]],
         facts: TargetFacts | None,
     ) -> list[Edit] | None:
@@ -417,14 +524,13 @@ class PythonAnalyzer:
         edits: list[Edit] = []
         if new_module != module:
             import_path = facts.import_path(".".join(new_module))
-            edits.append(Edit(module_node.start_byte, module_node.end_byte, import_path))
+            edits.append(Edit(*statement.module_span(), import_path))
         for name, _, new in plans:
             member = new[-1]
             if member == name.qualified[-1]:
                 continue
-            written = text(name.name_node)
-            replacement = member if name.alias else f"{member} as {written}"
-            edits.append(Edit(name.name_node.start_byte, name.name_node.end_byte, replacement))
+            replacement = member if name.alias else f"{member} as {name.written}"
+            edits.append(Edit(*statement.span(name), replacement))
         return edits or None
 
     # ---- methods: x.cuda(), x.is_cuda, and npu-unsupported tensor methods ---------------------------------------
@@ -571,7 +677,7 @@ class PythonAnalyzer:
         self,
         file: _File,
         symbol: Symbol,
-        node: Node,
+        node: _Span,
         edits: list[Edit] | None,
         data: dict[str, str],
         force_unsafe: bool = False,
@@ -638,18 +744,34 @@ def _hold_shared_imports(file: _File) -> None:
                 finding.message += f"; `{local}` is also used for APIs that need a person, so its import is kept"
 
 
-def _occurrences(data: bytes, word: bytes) -> list[int]:
-    """Where `word` stands as a whole word (a handful of words per file: cheaper than a regex over the buffer)."""
+def _occurrences(data: bytes, word: bytes, windows: list[tuple[int, int]]) -> list[int]:
+    """Where `word` stands as a whole word in the windows (a handful of words per file: cheaper than a regex over
+    the buffer)."""
     out = []
     size = len(word)
-    position = data.find(word)
-    while position >= 0:
-        before = data[position - 1] if position else 32
-        after = data[position + size] if position + size < len(data) else 32
-        if before not in _WORD_BYTES and after not in _WORD_BYTES:
-            out.append(position)
-        position = data.find(word, position + size)
+    for lo, hi in windows:
+        position = data.find(word, lo, hi)
+        while position >= 0:
+            before = data[position - 1] if position else 32
+            after = data[position + size] if position + size < len(data) else 32
+            if before not in _WORD_BYTES and after not in _WORD_BYTES:
+                out.append(position)
+            position = data.find(word, position + size, hi)
     return out
+
+
+def _outside(windows: list[tuple[int, int]], lo: int, hi: int) -> list[tuple[int, int]]:
+    """The parts of [lo, hi) that no window covers (the windows are sorted and disjoint)."""
+    out = []
+    for start, end in windows:
+        if start > lo:
+            out.append((lo, min(start, hi)))
+        lo = max(lo, end)
+        if lo >= hi:
+            break
+    if lo < hi:
+        out.append((lo, hi))
+    return [(a, b) for a, b in out if a < b]
 
 
 # ---- tree helpers ------------------------------------------------------------------------------------------------

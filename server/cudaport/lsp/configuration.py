@@ -29,9 +29,13 @@ class Resolved:
     engine: Engine
     options: EditorOptions
     token: object = field(default_factory=object)  # identity: documents analysed under another must start over
+    _excluded: dict[Path, bool] = field(default_factory=dict, repr=False)  # asked on every keystroke
 
     def excluded(self, path: Path) -> bool:
-        return is_excluded(path, self.settings)
+        found = self._excluded.get(path)
+        if found is None:
+            found = self._excluded[path] = is_excluded(path, self.settings)
+        return found
 
 
 class Configuration:
@@ -46,6 +50,9 @@ class Configuration:
         self._resolved: dict[tuple[object, ...], Resolved] = {}
         self._engines: dict[tuple[object, ...], Engine] = {}
         self._shown: set[str] = set()
+        # Path.resolve() asks the file system (symbolic links): documents are resolved on every keystroke, so their
+        # real paths are remembered until the configuration is looked up afresh.
+        self._real_paths: dict[Path, Path] = {}
 
     # ---- what the editor said -----------------------------------------------------------------------------
     def set_folders(self, folders: Iterable[Path]) -> None:
@@ -55,7 +62,7 @@ class Configuration:
     def folder_of(self, path: Path | None) -> Path | None:
         if path is None:
             return self.folders[-1] if self.folders else None
-        resolved = path.resolve()
+        resolved = self._real(path)
         for folder in self.folders:  # deepest first
             if resolved == folder or folder in resolved.parents:
                 return folder
@@ -71,6 +78,7 @@ class Configuration:
     def invalidate(self) -> None:
         """Forget every resolved configuration: the next analysis of each document starts over."""
         self._config_files.clear()
+        self._real_paths.clear()
         self._stamps.clear()
         self._resolved.clear()
         self._engines.clear()
@@ -120,13 +128,21 @@ class Configuration:
         return resolved
 
     def _config_file(self, start: Path) -> Path | None:
-        folder = start.resolve()
+        folder = self._real(start)
         if folder not in self._config_files:
             found = find_config(folder)
             self._config_files[folder] = found
             if found is not None:
                 self._stamps.setdefault(found, _mtime(found))
         return self._config_files[folder]
+
+    def _real(self, path: Path) -> Path:
+        real = self._real_paths.get(path)
+        if real is None:
+            if len(self._real_paths) > 4096:
+                self._real_paths.clear()
+            real = self._real_paths[path] = path.resolve()
+        return real
 
     def _settings(self, start: Path, folder: Path | None, options: EditorOptions) -> Settings:
         base = folder or start
