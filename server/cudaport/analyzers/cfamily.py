@@ -133,7 +133,6 @@ class CFamilyAnalyzer:
         self._calls: dict[tuple[str, str], CallRewrite] = load_call_rewrites(ruleset.tables.get("calls"))
         self._ptx = ptx.PtxTable.load(ruleset.tables.get("ptx"))
         self._markers = {name: re.compile(t.markers.pattern.encode()) for name, t in ruleset.targets.items()}
-        self._marker_needles = {name: _needles(t.markers.pattern) for name, t in ruleset.targets.items()}
 
     # ---- parsing --------------------------------------------------------------------------------------------
     def parse(self, data: bytes, old_tree: Tree | None = None) -> Tree:
@@ -439,9 +438,7 @@ class CFamilyAnalyzer:
                 continue
             if local_shims is None:
                 markers = self._markers.get(target.name)
-                needles = self._marker_needles.get(target.name, ())
-                gate = not needles or any(n in scan.data for n in needles)
-                if markers is not None and gate and markers.search(scan.data):
+                if markers is not None and b"#" in scan.data:
                     guards = guarded_regions(scan.data, markers, _comment_test(scan.root))
                 local_shims = {}
                 if any(prefix.encode() in scan.data for prefix in target.shim_prefixes):
@@ -479,20 +476,6 @@ def _macro_defined_at(data: bytes, finding: Finding) -> str | None:
         return None
     value = _DEFINE_VALUE.match(data, finding.end)
     return value.group(1).decode("utf-8", "replace") if value else None
-
-
-def _needles(pattern: str) -> tuple[bytes, ...]:
-    """Literal words every match of a marker pattern contains (`\\w+_USE_HIP` -> `_USE_HIP`): a cheap gate before
-    running the regex over a whole file. An empty result means "no gate": always run the regex."""
-    body = pattern.removeprefix(r"\b(?:").removesuffix(r")\b")
-    needles = []
-    for alternative in body.split("|"):
-        literal = re.sub(r"\\[wdsWDS][*+?]?|[*+?()\[\]]", " ", alternative)
-        parts = literal.split()
-        if not parts:
-            return ()
-        needles.append(max(parts, key=len).encode())
-    return tuple(needles)
 
 
 def _occurrences(data: bytes, words: set[bytes], windows: list[tuple[int, int]]) -> list[tuple[int, int, bytes]]:

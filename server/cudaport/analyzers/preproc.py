@@ -12,13 +12,13 @@ _DIRECTIVE = re.compile(
     rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b((?:[^\n\\]|\\.)*)",
     re.MULTILINE | re.DOTALL,
 )
-# Both start with a literal so the regex engine skips ahead quickly; line starts are checked by hand.
+# Matched at the starts of the lines that begin with `#`, `typedef` or `using` (found with bytes.find: a regex
+# scan of the whole buffer costs milliseconds on a large file, on every keystroke in an editor).
 _SHIM_DEFINE = re.compile(
-    rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([A-Za-z_][\w:]*)[ \t]*(?://[^\n]*)?$", re.MULTILINE
+    rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([A-Za-z_][\w:]*)[ \t]*(?://[^\n]*)?$", re.MULTILINE
 )
-_SHIM_ALIAS = re.compile(
-    rb"(?:typedef[ \t]+([A-Za-z_]\w*)[ \t]+([A-Za-z_]\w*)|using[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*))[ \t]*;"
-)
+_SHIM_TYPEDEF = re.compile(rb"[ \t]*typedef[ \t]+([A-Za-z_]\w*)[ \t]+([A-Za-z_]\w*)[ \t]*;")
+_SHIM_USING = re.compile(rb"[ \t]*using[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*)[ \t]*;")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,13 +54,15 @@ def guarded_regions(
 ) -> GuardIndex:
     """Conditional chains that test one of `markers` (outermost ones; nested chains lie inside them).
 
-    `in_comment(offset)` tells whether a directive-looking line is inside a comment (`/* #endif */`)."""
-    if not markers.search(data):
+    `in_comment(offset)` tells whether a directive-looking line is inside a comment (`/* #endif */`). Markers only
+    count in the conditions of directives, so only those are searched."""
+    directives = list(_directives(data))
+    if not any(markers.search(match.group(2)) for match in directives if match.group(1) != b"endif"):
         return GuardIndex([])
     lines = _LineCounter(data)
     regions: list[GuardedRegion] = []
     stack: list[tuple[int, str, int]] = []  # (start, marker or "", line of marker)
-    for match in _directives(data):
+    for match in directives:
         if in_comment is not None and in_comment(match.start()):
             continue
         keyword = match.group(1)
@@ -93,25 +95,21 @@ def shim_definitions(data: bytes, cuda_names: Mapping[str, object], prefixes: tu
         return {}
     found: dict[str, str] = {}
     byte_prefixes = tuple(p.encode() for p in prefixes)
-    for match in _SHIM_DEFINE.finditer(data):
-        if not at_line_start(data, match.start()):
+    # (pattern, the word its lines start with, whether the CUDA name comes first): `#define cudaX hipX`,
+    # `typedef hipX cudaX;`, `using cudaX = hipX;`
+    forms = ((_SHIM_DEFINE, b"#", True), (_SHIM_TYPEDEF, b"typedef", False), (_SHIM_USING, b"using", True))
+    for pattern, word, name_first in forms:
+        if word not in data:
             continue
-        name, value = match.group(1), match.group(2)
-        if value.startswith(byte_prefixes):
-            text = _text(name)
-            if text in cuda_names:
-                found[text] = _text(value)
-    for match in _SHIM_ALIAS.finditer(data):
-        if not at_line_start(data, match.start()):
-            continue
-        if match.group(1):
-            value, name = match.group(1), match.group(2)
-        else:
-            name, value = match.group(3), match.group(4)
-        if value.startswith(byte_prefixes):
-            text = _text(name)
-            if text in cuda_names:
-                found[text] = _text(value)
+        for line_start in _lines_starting_with(data, word):
+            match = pattern.match(data, line_start)
+            if match is None:
+                continue
+            name, value = (match.group(1), match.group(2)) if name_first else (match.group(2), match.group(1))
+            if value.startswith(byte_prefixes):
+                text = _text(name)
+                if text in cuda_names:
+                    found[text] = _text(value)
     return found
 
 
