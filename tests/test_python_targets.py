@@ -362,3 +362,19 @@ def test_half_typed_python_is_analysed_without_crashing(tmp_path: Path) -> None:
     assert any(d["symbol"] == "torch.cuda.synchronize" for d in found)
     fixed = run_fix(tmp_path, source, "npu")
     assert "torch.npu.synchronize(" in fixed
+
+
+@pytest.mark.parametrize("target", ["npu", "mlu"])
+def test_the_amp_module_itself_imported_from_torch_cuda(tmp_path: Path, target: str) -> None:
+    """`from torch.cuda import amp` names the module, not a member of it: it becomes `from torch.<device> import
+    amp` (not `...amp.amp`), and uses through the alias stay as they are."""
+    script = tmp_path / "amp_train.py"
+    script.write_text(
+        "import torch\nfrom torch.cuda import amp\nfrom torch.cuda.amp import GradScaler\nscaler = amp.GradScaler()\n",
+        encoding="utf-8",
+    )
+    assert cudaport("fix", "--target", target, str(script)).returncode == 0
+    assert script.read_text(encoding="utf-8") == (
+        f"import torch\nimport torch_{target}\nfrom torch.{target} import amp\n"
+        f"from torch_{target}.{target}.amp import GradScaler\nscaler = amp.GradScaler()\n"
+    )
