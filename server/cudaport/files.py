@@ -47,6 +47,19 @@ class Skipped:
     error: bool = False  # a path the user named that does not exist: a usage error, not a quiet skip
 
 
+def _relative(path: Path, base: Path) -> str:
+    """`path` relative to `base`, as text: lexically when it lies under `base` (no system calls: this runs for every
+    file of a tree), else through the real path (symbolic links), else as written."""
+    try:
+        return Path(os.path.abspath(path)).relative_to(base).as_posix()
+    except ValueError:
+        pass
+    try:
+        return path.resolve().relative_to(base).as_posix()
+    except (ValueError, OSError):
+        return path.as_posix()
+
+
 def is_excluded(path: Path, settings: Settings, root: Path | None = None) -> bool:
     """A path matches an exclude pattern by its name, or by its path relative to the project root."""
     patterns = settings.all_excludes
@@ -54,10 +67,7 @@ def is_excluded(path: Path, settings: Settings, root: Path | None = None) -> boo
         return False
     name = path.name
     base = root or settings.root
-    try:
-        relative = path.resolve().relative_to(base).as_posix()
-    except ValueError:
-        relative = path.as_posix()
+    relative = _relative(path, base)
     for pattern in patterns:
         pattern = pattern.rstrip("/")
         if fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(relative, pattern):

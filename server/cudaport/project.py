@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .analyzers.base import ShimMapping
-from .analyzers.preproc import shim_definitions
+from .analyzers.preproc import at_line_start, shim_definitions
 from .ruleset import RuleSet
 
-_QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
-_ANY_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
+# Literal first, so the regex engine skips ahead to each `#`; the line start is checked by hand (at_line_start).
+_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]')
 _MAX_DEPTH = 24
 _MAX_HEADER = 2 * 1024 * 1024
 _ANCESTOR_LEVELS = 4
@@ -42,8 +42,10 @@ class ProjectIndex:
 
     def __init__(self, ruleset: RuleSet, roots: Iterable[Path] = ()) -> None:
         self.ruleset = ruleset
-        self.roots = [Path(r).resolve() for r in roots]
+        self.roots = [_absolute(Path(r)) for r in roots]
         self._headers: dict[tuple[Path, tuple[str, ...]], _Header] = {}
+        # (folder, include name) -> the file it names: every file of a folder resolves the same names.
+        self._resolved: dict[tuple[Path, str], Path | None] = {}
         self._lock = threading.Lock()
 
     def shims_for(self, path: Path, data: bytes | None, target: str) -> Mapping[str, ShimMapping]:
@@ -62,11 +64,11 @@ class ProjectIndex:
     def includes_for(self, path: Path, data: bytes | None) -> frozenset[str] | None:
         """Every `#include` name written in the project headers `path` includes, directly or through others;
         None when one of those "..." includes cannot be found (its include path is the build's business)."""
-        start = path.resolve()
+        start = _absolute(path)
         if data is None:
             if self._header(start, ()).unresolved:
                 return None
-        elif len(self._includes_of(start, data)) < len(_QUOTED_INCLUDE.findall(data)):
+        elif len(self._includes_of(start, data)) < len(_quoted_includes(data)):
             return None
         names: set[str] = set()
         for _, info in self._reachable(path, data, ()):
@@ -76,7 +78,7 @@ class ProjectIndex:
         return frozenset(names)
 
     def _reachable(self, path: Path, data: bytes | None, prefixes: tuple[str, ...]) -> Iterator[tuple[Path, _Header]]:
-        start = path.resolve()
+        start = _absolute(path)
         includes = self._includes_of(start, data) if data is not None else self._header(start, prefixes).includes
         visited = {start}
         stack = [(inc, 1) for inc in includes]
@@ -90,10 +92,11 @@ class ProjectIndex:
             stack.extend((inc, depth + 1) for inc in info.includes)
 
     def invalidate(self, path: Path) -> None:
-        resolved = path.resolve()
+        resolved = _absolute(path)
         with self._lock:
             for key in [k for k in self._headers if k[0] == resolved]:
                 del self._headers[key]
+            self._resolved.clear()  # a header created or removed can change what an include name resolves to
 
     def _header(self, path: Path, prefixes: tuple[str, ...]) -> _Header:
         try:
@@ -115,8 +118,8 @@ class ProjectIndex:
             stat.st_mtime,
             includes,
             shim_definitions(data, self.ruleset.symbols, prefixes) if prefixes else {},
-            frozenset(m.group(1).decode("utf-8", "replace").strip() for m in _ANY_INCLUDE.finditer(data)),
-            unresolved=len(includes) < len(_QUOTED_INCLUDE.findall(data)),
+            frozenset(name for _, name in _include_names(data)),
+            unresolved=len(includes) < len(_quoted_includes(data)),
         )
         with self._lock:
             self._headers[(path, prefixes)] = info
@@ -124,9 +127,9 @@ class ProjectIndex:
 
     def _includes_of(self, path: Path, data: bytes) -> list[Path]:
         found = []
-        for match in _QUOTED_INCLUDE.finditer(data):
-            name = match.group(1).decode("utf-8", "replace")
-            resolved = self._resolve(path.parent, name)
+        folder = path.parent
+        for name in _quoted_includes(data):
+            resolved = self._resolve(folder, name)
             if resolved is not None:
                 found.append(resolved)
         return found
@@ -134,12 +137,19 @@ class ProjectIndex:
     def _resolve(self, folder: Path, name: str) -> Path | None:
         """The including file's folder first, then its ancestors (projects put `src/` or `include/` on the include
         path: `#include "ggml-cuda/common.cuh"` from inside ggml-cuda/), then the roots of the run."""
-        ancestors = list(folder.parents)[:_ANCESTOR_LEVELS]
-        for base in (folder, *ancestors, *self.roots):
+        key = (folder, name)
+        with self._lock:
+            if key in self._resolved:
+                return self._resolved[key]
+        found = None
+        for base in (folder, *list(folder.parents)[:_ANCESTOR_LEVELS], *self.roots):
             candidate = base / name
             if candidate.is_file():
-                return Path(os.path.normpath(candidate))
-        return None
+                found = Path(os.path.normpath(candidate))
+                break
+        with self._lock:
+            self._resolved[key] = found
+        return found
 
     def _label(self, header: Path) -> str:
         for root in self.roots:
@@ -148,3 +158,24 @@ class ProjectIndex:
             except ValueError:
                 continue
         return header.name
+
+
+def _absolute(path: Path) -> Path:
+    """The key a file has in the include graph: absolute and normalised like the include paths resolved from it
+    (`os.path.normpath`), without following symbolic links (resolve() costs a system call per path component)."""
+    return Path(os.path.normpath(os.path.abspath(path)))
+
+
+def _include_names(data: bytes) -> list[tuple[bool, str]]:
+    """(quoted, name) of every `#include` line."""
+    if b"include" not in data:
+        return []
+    return [
+        (match.group(1) == b'"', match.group(2).decode("utf-8", "replace").strip())
+        for match in _INCLUDE.finditer(data)
+        if at_line_start(data, match.start())
+    ]
+
+
+def _quoted_includes(data: bytes) -> list[str]:
+    return [name for quoted, name in _include_names(data) if quoted]
