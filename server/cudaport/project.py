@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +37,15 @@ class _Header:
 _EMPTY = _Header(0.0, [], {}, frozenset())
 
 
+@dataclass(frozen=True, slots=True)
+class _Closure:
+    """A header and everything it includes, directly or not."""
+
+    shims: dict[str, ShimMapping]
+    names: frozenset[str]
+    unresolved: bool
+
+
 class ProjectIndex:
     """Include graph and per-header shim tables, cached by path and modification time; thread-safe."""
 
@@ -46,6 +55,7 @@ class ProjectIndex:
         self._headers: dict[tuple[Path, tuple[str, ...]], _Header] = {}
         # (folder, include name) -> the file it names: every file of a folder resolves the same names.
         self._resolved: dict[tuple[Path, str], Path | None] = {}
+        self._closures: dict[tuple[Path, tuple[str, ...]], _Closure] = {}
         self._lock = threading.Lock()
 
     def shims_for(self, path: Path, data: bytes | None, target: str) -> Mapping[str, ShimMapping]:
@@ -54,11 +64,9 @@ class ProjectIndex:
         if not prefixes:
             return {}
         out: dict[str, ShimMapping] = {}
-        for header, info in self._reachable(path, data, prefixes):
-            if info.shims:
-                label = self._label(header)
-                for name, replacement in info.shims.items():
-                    out.setdefault(name, ShimMapping(replacement, label))
+        for header in self._direct(path, data, prefixes):
+            for name, mapping in self._closure(header, prefixes).shims.items():
+                out.setdefault(name, mapping)
         return out
 
     def includes_for(self, path: Path, data: bytes | None) -> frozenset[str] | None:
@@ -71,25 +79,47 @@ class ProjectIndex:
         elif len(self._includes_of(start, data)) < len(_quoted_includes(data)):
             return None
         names: set[str] = set()
-        for _, info in self._reachable(path, data, ()):
-            if info.unresolved:
+        for header in self._direct(path, data, ()):
+            closure = self._closure(header, ())
+            if closure.unresolved:
                 return None
-            names.update(info.names)
+            names.update(closure.names)
         return frozenset(names)
 
-    def _reachable(self, path: Path, data: bytes | None, prefixes: tuple[str, ...]) -> Iterator[tuple[Path, _Header]]:
+    def _direct(self, path: Path, data: bytes | None, prefixes: tuple[str, ...]) -> list[Path]:
         start = _absolute(path)
-        includes = self._includes_of(start, data) if data is not None else self._header(start, prefixes).includes
-        visited = {start}
-        stack = [(inc, 1) for inc in includes]
+        return self._includes_of(start, data) if data is not None else self._header(start, prefixes).includes
+
+    def _closure(self, header: Path, prefixes: tuple[str, ...]) -> _Closure:
+        """What `header` and every project header it reaches add up to, worked out once per header: the files of a
+        tree include the same few headers, which include the same others."""
+        key = (header, prefixes)
+        with self._lock:
+            cached = self._closures.get(key)
+        if cached is not None:
+            return cached
+        shims: dict[str, ShimMapping] = {}
+        names: set[str] = set()
+        unresolved = False
+        visited: set[Path] = set()
+        stack = [(header, 1)]
         while stack:
-            header, depth = stack.pop()
-            if header in visited or depth > _MAX_DEPTH:
+            current, depth = stack.pop()
+            if current in visited or depth > _MAX_DEPTH:
                 continue
-            visited.add(header)
-            info = self._header(header, prefixes)
-            yield header, info
+            visited.add(current)
+            info = self._header(current, prefixes)
+            if info.shims:
+                label = self._label(current)
+                for name, replacement in info.shims.items():
+                    shims.setdefault(name, ShimMapping(replacement, label))
+            names.update(info.names)
+            unresolved = unresolved or info.unresolved
             stack.extend((inc, depth + 1) for inc in info.includes)
+        closure = _Closure(shims, frozenset(names), unresolved)
+        with self._lock:
+            self._closures[key] = closure
+        return closure
 
     def invalidate(self, path: Path) -> None:
         resolved = _absolute(path)
@@ -97,6 +127,7 @@ class ProjectIndex:
             for key in [k for k in self._headers if k[0] == resolved]:
                 del self._headers[key]
             self._resolved.clear()  # a header created or removed can change what an include name resolves to
+            self._closures.clear()
 
     def _header(self, path: Path, prefixes: tuple[str, ...]) -> _Header:
         try:

@@ -164,7 +164,7 @@ class EditorSettings:
             if configuration.is_config_file(path):
                 config_changed = True
             else:
-                self._header_changed(path)
+                self.header_changed(path)
         if config_changed:
             log.info("a configuration file changed: re-checking every open document")
             self._changed()
@@ -175,7 +175,7 @@ class EditorSettings:
         self.server.configuration.set_folders(self._folders())
         self._changed()
 
-    def _header_changed(self, path: Path) -> None:
+    def header_changed(self, path: Path) -> None:
         """A portability header (`#define cudaMalloc hipMalloc`) changes what its includers' findings mean."""
         for engine in self.server.configuration.engines():
             if engine.project is not None:

@@ -44,6 +44,10 @@ class TextSync:
         document = self.server.documents.get(params.text_document.uri)
         if document is not None:
             self.server.diagnostics.saved(document)
+            if document.language == "c" and document.path is not None:
+                # A saved header may be a portability header its includers depend on (clients that do not watch
+                # files for the server tell it no other way).
+                self.server.editor_settings.header_changed(document.path)
         # A save is when a configuration file edited in this editor (or next to it) takes effect.
         self.server.editor_settings.config_files_may_have_changed()
         self.server.workspace_diagnostics.workspace_changed()
