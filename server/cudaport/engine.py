@@ -89,12 +89,7 @@ class Engine:
     # ---- analysis -------------------------------------------------------------------------------------------
     def context_for(self, path: Path | None, data: bytes | None, target: str | None = None) -> FileContext:
         target = target or self.settings.target
-        shims = {}
-        includes = None
-        if self.project is not None and path is not None:
-            shims = dict(self.project.shims_for(path, data, target))
-            includes = self.project.includes_for(path, data)
-        return FileContext(target=target, path=str(path) if path else "", shims=shims, includes=includes)
+        return FileContext(target, str(path) if path else "", project=self.project, file=path, data=data)
 
     def check_data(
         self,

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from ..models import Finding
@@ -17,13 +18,58 @@ class ShimMapping:
     header: str  # where the mapping is written (a path, for the message)
 
 
-@dataclass(slots=True)
+class ProjectFacts(Protocol):
+    """What the project around a file knows (project.ProjectIndex)."""
+
+    def shims_for(self, path: Path, data: bytes | None, target: str) -> Mapping[str, ShimMapping]: ...
+
+    def includes_for(self, path: Path, data: bytes | None) -> frozenset[str] | None: ...
+
+
 class FileContext:
-    target: str
-    path: str = ""
-    shims: Mapping[str, ShimMapping] = field(default_factory=dict)
-    # `#include` names written in the project headers this file includes (directly or not); None = unknown
-    includes: frozenset[str] | None = None
+    """The target and what the file inherits from its project. The project facts (the include graph) are worked
+    out on first use: most files never need them (only findings that may be already ported, or a kernel file
+    without a runtime include, ask)."""
+
+    __slots__ = ("_data", "_file", "_includes", "_project", "_shims", "path", "target")
+
+    def __init__(
+        self,
+        target: str,
+        path: str = "",
+        shims: Mapping[str, ShimMapping] | None = None,
+        includes: frozenset[str] | None = None,
+        *,
+        project: ProjectFacts | None = None,
+        file: Path | None = None,
+        data: bytes | None = None,
+    ) -> None:
+        self.target = target
+        self.path = path
+        self._project = project if file is not None else None
+        self._file = file
+        self._data = data
+        self._shims = shims if shims is not None or self._project is not None else {}
+        self._includes: frozenset[str] | object | None = includes if self._project is None else _UNKNOWN
+
+    @property
+    def shims(self) -> Mapping[str, ShimMapping]:
+        """CUDA names a portability header this file includes maps to the target's names."""
+        if self._shims is None:
+            assert self._project is not None and self._file is not None
+            self._shims = dict(self._project.shims_for(self._file, self._data, self.target))
+        return self._shims
+
+    @property
+    def includes(self) -> frozenset[str] | None:
+        """`#include` names written in the project headers this file includes (directly or not); None = unknown."""
+        if self._includes is _UNKNOWN:
+            assert self._project is not None and self._file is not None
+            self._includes = self._project.includes_for(self._file, self._data)
+        return self._includes  # type: ignore[return-value]
+
+
+_UNKNOWN = object()
 
 
 def search_windows(data: bytes, ranges: list[tuple[int, int]] | None) -> list[tuple[int, int]]:
