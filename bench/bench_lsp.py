@@ -25,12 +25,14 @@ import re
 import statistics
 import subprocess
 import sys
-import tarfile
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import sdist
 
 ROOT = Path(__file__).resolve().parents[1]
 CUDAPORT = str(Path(sys.executable).with_name("cudaport"))
@@ -43,31 +45,9 @@ Message = dict[str, Any]
 
 # ---- the corpus ---------------------------------------------------------------------------------------------------
 def corpus(folder: Path) -> Path:
-    """DeepSpeed's sources, unpacked under `folder` (downloaded with pip the first time)."""
-    unpacked = sorted(folder.glob("deepspeed-*/"))
-    if unpacked:
-        return unpacked[0]
+    """DeepSpeed's sources (downloaded with pip the first time; `folder` holds the editor workspace)."""
     folder.mkdir(parents=True, exist_ok=True)
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "-q",
-            "--no-deps",
-            "--no-binary",
-            ":all:",
-            CORPUS_PACKAGE,
-            "-d",
-            str(folder),
-        ],
-        check=True,
-    )
-    archive = next(folder.glob("deepspeed-*.tar.gz"))
-    with tarfile.open(archive) as tar:
-        tar.extractall(folder, filter="data")
-    return sorted(folder.glob("deepspeed-*/"))[0]
+    return sdist(CORPUS_PACKAGE)
 
 
 def concatenated(files: list[Path], lines: int) -> str:

@@ -13,24 +13,20 @@ noise hits both alike, and the median of the repeats is reported.
 from __future__ import annotations
 
 import argparse
-import shutil
 import statistics
-import subprocess
 import sys
-import tarfile
-import tempfile
 import time
-import zipfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 import tree_sitter_python
 from tree_sitter import Language, Parser
 
+from corpus import sdist
 from cudaport.config import Settings
 from cudaport.engine import Engine
 
 HERE = Path(__file__).resolve().parent
-CORPUS = HERE / ".corpus"
 PACKAGES = (
     ("deepspeed", "0.19.8"),
     ("accelerate", "1.15.0"),
@@ -40,30 +36,7 @@ PACKAGES = (
 
 
 def fetch(name: str, version: str) -> Path:
-    """The unpacked sdist of name==version under bench/.corpus (downloaded once, with pip)."""
-    folder = CORPUS / f"{name}-{version}"
-    if folder.is_dir() and any(folder.iterdir()):
-        return folder
-    with tempfile.TemporaryDirectory() as tmp:
-        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"]
-        subprocess.run([*command, f"{name}=={version}", "-d", tmp], check=True)
-        archives = list(Path(tmp).iterdir())
-        if len(archives) != 1:
-            raise SystemExit(f"expected one sdist for {name}=={version}, got {[a.name for a in archives]}")
-        folder.mkdir(parents=True, exist_ok=True)
-        unpack(archives[0], folder)
-    return folder
-
-
-def unpack(archive: Path, into: Path) -> None:
-    if archive.name.endswith((".tar.gz", ".tgz")):
-        with tarfile.open(archive) as tar:
-            tar.extractall(into, filter="data")
-    elif archive.suffix == ".zip":
-        with zipfile.ZipFile(archive) as zipped:
-            zipped.extractall(into)
-    else:
-        shutil.copy(archive, into)
+    return sdist(f"{name}=={version}")
 
 
 def corpus_files(limit: int | None) -> list[tuple[Path, bytes]]:

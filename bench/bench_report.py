@@ -17,13 +17,14 @@ import argparse
 import json
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import sdist
+
 ROOT = Path(__file__).resolve().parent
-CORPUS_DIR = ROOT / ".corpus"
 CORPORA = {
     "deepspeed": "deepspeed==0.19.8",
     "llama-cpp-python": "llama-cpp-python==0.3.36",
@@ -32,24 +33,7 @@ LIMIT = 2.0
 
 
 def fetch(name: str) -> Path:
-    """The unpacked source distribution, downloaded once with pip into bench/.corpus/."""
-    spec = CORPORA[name]
-    folder = CORPUS_DIR / spec.replace("==", "-")
-    if folder.is_dir():
-        return folder
-    CORPUS_DIR.mkdir(exist_ok=True)
-    download = CORPUS_DIR / "downloads"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", spec, "-d", str(download)],
-        check=True,
-    )
-    stem = spec.replace("==", "-")
-    [archive] = [p for p in download.iterdir() if p.name.lower().replace("_", "-").startswith(stem)]
-    with tempfile.TemporaryDirectory(dir=CORPUS_DIR) as tmp, tarfile.open(archive) as tar:
-        tar.extractall(tmp, filter="data")  # no absolute paths, links out of the folder or device files
-        [unpacked] = list(Path(tmp).iterdir())
-        unpacked.rename(folder)
-    return folder
+    return sdist(CORPORA[name])
 
 
 def python_supported() -> bool:

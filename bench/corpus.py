@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import tarfile
+import tempfile
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parent / ".corpus"
@@ -18,25 +19,43 @@ SDISTS = {
 C_SUFFIXES = {".cu", ".cuh", ".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".inl"}
 
 
-def fetch(name: str) -> Path:
-    """The unpacked sdist folder for `name`, downloading it on first use."""
-    target = CORPUS / name
-    if target.is_dir() and any(target.iterdir()):
-        return target
+def sdist(spec: str) -> Path:
+    """The unpacked source distribution `name==version`, downloaded once with pip into bench/.corpus/<name>-<version>/
+    (the folder holds the package's files directly)."""
+    folder = CORPUS / spec.replace("==", "-")
+    if folder.is_dir() and any(folder.iterdir()):
+        return folder
     CORPUS.mkdir(parents=True, exist_ok=True)
-    download = CORPUS / "downloads"
-    download.mkdir(exist_ok=True)
-    spec = SDISTS[name]
-    subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-q", spec, "-d", str(download)],
-        check=True,
-    )
-    archive = next(p for p in download.iterdir() if p.name.lower().startswith(name.replace("-", "_")) or
-                   p.name.lower().startswith(name))  # fmt: skip
-    target.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(archive) as tar:
-        tar.extractall(target, filter="data")
-    return target
+    with tempfile.TemporaryDirectory(dir=CORPUS) as tmp:
+        download = Path(tmp) / "download"
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                spec,
+                "-d",
+                str(download),
+            ],
+            check=True,
+        )
+        [archive] = list(download.iterdir())
+        unpacked = Path(tmp) / "unpacked"
+        with tarfile.open(archive) as tar:
+            tar.extractall(unpacked, filter="data")  # no absolute paths, links out of the folder or device files
+        entries = list(unpacked.iterdir())
+        (entries[0] if len(entries) == 1 and entries[0].is_dir() else unpacked).rename(folder)
+    return folder
+
+
+def fetch(name: str) -> Path:
+    """One of the C/C++/CUDA corpora in SDISTS."""
+    return sdist(SDISTS[name])
 
 
 def c_files(root: Path) -> list[Path]:
