@@ -21,7 +21,7 @@ from .base import WORD_BYTE, FileContext, search_windows
 from .calls import CallRewrite, load_call_rewrites
 from .clex import in_spans, literal_and_comment_spans
 from .preproc import GuardIndex, at_line_start, guarded_regions, shim_definitions
-from .tsutil import C_COMMENT_OR_STRING, in_device_code, is_called, node_at, text
+from .tsutil import C_COMMENT_OR_STRING, in_device_code, is_called, node_at, reparse, text
 
 CUDA_LANGUAGE = Language(tree_sitter_cuda.language())
 
@@ -136,9 +136,7 @@ class CFamilyAnalyzer:
 
     # ---- parsing --------------------------------------------------------------------------------------------
     def parse(self, data: bytes, old_tree: Tree | None = None) -> Tree:
-        if old_tree is not None:
-            return self.parser.parse(data, old_tree)
-        return self.parser.parse(data)
+        return reparse(self.parser, data, old_tree)
 
     # ---- analysis -------------------------------------------------------------------------------------------
     def analyze(

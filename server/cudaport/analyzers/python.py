@@ -27,7 +27,7 @@ from . import pystrings, pywindows
 from .base import FileContext
 from .pyimports import PYTHON_LANGUAGE, ImportedName, Imports, ImportStatement, StatementFacts, spelled
 from .pyknow import UNSUPPORTED_RULE, ApiEntry, EnvEntry, PythonKnowledge, TargetFacts, load_python_knowledge
-from .tsutil import text
+from .tsutil import reparse, text
 
 _WORD = re.compile(rb"[A-Za-z_]\w*")
 _MARKER = re.compile(rb"cuda|nccl|nvtx|cudnn")  # in lower-cased text: words spelling one may be CUDA names
@@ -122,9 +122,7 @@ class PythonAnalyzer:
 
     # ---- parsing --------------------------------------------------------------------------------------------
     def parse(self, data: bytes, old_tree: Tree | None = None) -> Tree:
-        if old_tree is not None:
-            return self.parser.parse(data, old_tree)
-        return self.parser.parse(data)
+        return reparse(self.parser, data, old_tree)
 
     # ---- analysis -------------------------------------------------------------------------------------------
     def analyze(

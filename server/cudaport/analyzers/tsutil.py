@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tree_sitter import Node
+from tree_sitter import Node, Parser, Tree
 
 C_COMMENT_OR_STRING = frozenset(
     {
@@ -74,3 +74,9 @@ def is_called(node: Node) -> bool:
 def text(node: Node) -> str:
     raw = node.text
     return raw.decode("utf-8", "replace") if raw is not None else ""
+
+
+def reparse(parser: Parser, data: bytes, old_tree: Tree | None = None) -> Tree:
+    """Parse `data`, reusing `old_tree` (already edited with Tree.edit) when there is one: tree-sitter then only
+    re-parses what the edits touched."""
+    return parser.parse(data, old_tree) if old_tree is not None else parser.parse(data)

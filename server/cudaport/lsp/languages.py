@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..analyzers.tsutil import C_COMMENT_OR_STRING
 from ..files import language_for
 
 
@@ -70,18 +71,7 @@ C_FAMILY = LanguageProfile(
             "field_declaration_list",
         }
     ),
-    literals=frozenset(
-        {
-            "comment",
-            "string_literal",
-            "string_content",
-            "raw_string_literal",
-            "raw_string_content",
-            "char_literal",
-            "concatenated_string",
-            "system_lib_string",
-        }
-    ),
+    literals=C_COMMENT_OR_STRING,  # the analyzer's own list: one answer to "is this a comment or a string?"
     declarations="(function_declarator (identifier) @name)",
 )
 
