@@ -18,6 +18,7 @@ from .conftest import CUDAPORT, Launcher, copy_data, position_of, wait_until
 from .raw import RawServer
 
 FAST = {"debounce": 20}
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 @pytest.fixture
@@ -292,6 +293,50 @@ async def test_incremental_analysis_matches_whole_file_analysis(lsp: Launcher, t
                 session.edit(uri, (line, column), (line, column), rng.choice(snippets))
         incremental = await session.diagnostics(uri)
         twin = session.open(tmp_path / f"twin{burst}.cu", session.texts[uri])
+        whole = await session.diagnostics(twin)
+        assert sorted(map(_identity, incremental)) == sorted(map(_identity, whole)), f"burst {burst}"
+        session.close(twin)
+        await asyncio.sleep(0)
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+async def test_incremental_python_analysis_matches_whole_file_analysis(
+    lsp: Launcher, tmp_path: Path, seed: int
+) -> None:
+    """The same for Python, with the edits that make the incremental analysis give up half-way (an unclosed bracket
+    or string re-parses the rest of the module; an import changes what every name means) mixed in."""
+    path = tmp_path / "train_ddp.py"
+    path.write_bytes((FIXTURES / "python" / "train_ddp.py").read_bytes())
+    session = await lsp.start(options={"debounce": 0, "fullCheckAfterIdle": 0})
+    uri = session.open(path)
+    await session.diagnostics(uri)
+    rng = random.Random(seed)
+    snippets = [
+        "torch.cuda.synchronize()",
+        "x.to(",
+        ")",
+        '"cuda:0',
+        '"',
+        "\nimport torch.cuda as tc\n",
+        "\nfrom torch import cuda\n",
+        "  # 注释 torch.cuda.empty_cache()",
+        "os.environ['CUDA_VISIBLE_DEVICES'] = '0'",
+        "\n    ",
+        "model.cuda()",
+        "😀",
+    ]
+    for burst in range(20):
+        for _ in range(rng.randint(1, 6)):
+            text = session.texts[uri]
+            lines = text.split("\n")
+            line = rng.randrange(len(lines))
+            column = _snap(lines[line], line, rng.randint(0, len(lines[line])))[1]
+            if rng.random() < 0.2 and len(lines) > 5:
+                session.edit(uri, (line, 0), (min(len(lines) - 1, line + rng.randint(1, 3)), 0), "")
+            else:
+                session.edit(uri, (line, column), (line, column), rng.choice(snippets))
+        incremental = await session.diagnostics(uri)
+        twin = session.open(tmp_path / f"twin{burst}.py", session.texts[uri])
         whole = await session.diagnostics(twin)
         assert sorted(map(_identity, incremental)) == sorted(map(_identity, whole)), f"burst {burst}"
         session.close(twin)
