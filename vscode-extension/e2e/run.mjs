@@ -254,6 +254,9 @@ try {
       const text = onDisk("kernel.cu");
       return text.includes("hipFree(device)") && text.includes("#include <hip/hip_runtime.h>") && !/\bcuda[A-Z]/.test(text);
     }, "every CUDA runtime call rewritten on disk");
+    // Nothing left to fix: the command says so instead of doing nothing silently.
+    await runCommand("cudaport: Fix all safe findings in this file");
+    await page.locator(".notification-toast", { hasText: "no safe fixes in this file" }).first().waitFor({ timeout: 30000 });
   });
 
   await step("switching the target to npu changes the Python findings", async () => {

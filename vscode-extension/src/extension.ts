@@ -21,6 +21,7 @@ import { toServerOptions } from "./settings";
 import { countFindings, statusText, statusTooltip } from "./status";
 
 const SECTION = "cudaport";
+const FIX_ALL_KIND = vscode.CodeActionKind.SourceFixAll.append("cudaport");
 const DOCUMENTS = [
   { scheme: "file", language: "cuda-cpp" },
   { scheme: "file", language: "cpp" },
@@ -295,10 +296,26 @@ async function fixAllInFile(): Promise<void> {
     void vscode.window.showInformationMessage("cudaport: open a file to fix.");
     return;
   }
-  await vscode.commands.executeCommand("editor.action.codeAction", {
-    kind: "source.fixAll.cudaport",
-    apply: "first",
-  });
+  // Ask the providers for the action directly rather than through the editor's code-action UI: the UI drops an
+  // explicit request when diagnostics arrive while it is in flight (as they do right after an edit or a save).
+  const document = editor.document;
+  const whole = new vscode.Range(0, 0, document.lineCount, 0);
+  const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+    "vscode.executeCodeActionProvider",
+    document.uri,
+    whole,
+    FIX_ALL_KIND.value,
+    1, // resolve the first action's edit (the server computes it on request)
+  );
+  const action = (actions ?? []).find((candidate) => candidate.kind && FIX_ALL_KIND.contains(candidate.kind));
+  if (!action?.edit) {
+    void vscode.window.showInformationMessage("cudaport: no safe fixes in this file.");
+    return;
+  }
+  if (!(await vscode.workspace.applyEdit(action.edit))) {
+    // The edit names the document version it was computed for: the file changed in the meantime.
+    void vscode.window.showWarningMessage("cudaport: the file changed while the fixes were computed; run the command again.");
+  }
 }
 
 async function migrateWorkspace(): Promise<void> {
