@@ -255,15 +255,38 @@ async def test_half_typed_code(lsp: Launcher, profile: str, tmp_path: Path) -> N
     assert {"cuda_runtime.h", "cudaMalloc", "cudaMemcpy", "cudaMemcpyHostToDevice"} <= symbols
 
 
-@pytest.mark.parametrize("seed", [11, 12, 13])
-async def test_incremental_analysis_matches_whole_file_analysis(lsp: Launcher, tmp_path: Path, seed: int) -> None:
-    """Random realistic edits (code, comments opened and closed, directives, strings, CJK): after each burst,
-    the incrementally maintained diagnostics equal those of the same text analysed whole."""
-    path = copy_data("reduce.cu", tmp_path)
+async def _edit_and_compare(
+    lsp: Launcher, path: Path, seed: int, snippets: list[str], bursts: int, deleting: float
+) -> None:
+    """Bursts of random edits to `path` (snippets inserted anywhere, a share `deleting` of them whole lines
+    deleted): after each burst, the incrementally maintained diagnostics equal those of the same text opened afresh
+    as a twin and analysed whole."""
     session = await lsp.start(options={"debounce": 0, "fullCheckAfterIdle": 0})
     uri = session.open(path)
     await session.diagnostics(uri)
     rng = random.Random(seed)
+    for burst in range(bursts):
+        for _ in range(rng.randint(1, 6)):
+            text = session.texts[uri]
+            lines = text.split("\n")
+            line = rng.randrange(len(lines))
+            column = _snap(lines[line], line, rng.randint(0, len(lines[line])))[1]
+            if rng.random() < deleting and len(lines) > 5:
+                session.edit(uri, (line, 0), (min(len(lines) - 1, line + rng.randint(1, 3)), 0), "")
+            else:
+                session.edit(uri, (line, column), (line, column), rng.choice(snippets))
+        incremental = await session.diagnostics(uri)
+        twin = session.open(path.with_name(f"twin{burst}{path.suffix}"), session.texts[uri])
+        whole = await session.diagnostics(twin)
+        assert sorted(map(_identity, incremental)) == sorted(map(_identity, whole)), f"burst {burst}"
+        session.close(twin)
+        await asyncio.sleep(0)
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+async def test_incremental_analysis_matches_whole_file_analysis(lsp: Launcher, tmp_path: Path, seed: int) -> None:
+    """Random realistic edits (code, comments opened and closed, directives, strings, CJK): after each burst,
+    the incrementally maintained diagnostics equal those of the same text analysed whole."""
     snippets = [
         "cudaMalloc(&q, 8);",
         "/* ",
@@ -281,22 +304,7 @@ async def test_incremental_analysis_matches_whole_file_analysis(lsp: Launcher, t
         'asm volatile("mov.u32 %0, %%laneid;" : "=r"(x));',
         "😀",
     ]
-    for burst in range(25):
-        for _ in range(rng.randint(1, 6)):
-            text = session.texts[uri]
-            lines = text.split("\n")
-            line = rng.randrange(len(lines))
-            column = _snap(lines[line], line, rng.randint(0, len(lines[line])))[1]
-            if rng.random() < 0.3 and len(lines) > 5:
-                session.edit(uri, (line, 0), (min(len(lines) - 1, line + rng.randint(1, 3)), 0), "")
-            else:
-                session.edit(uri, (line, column), (line, column), rng.choice(snippets))
-        incremental = await session.diagnostics(uri)
-        twin = session.open(tmp_path / f"twin{burst}.cu", session.texts[uri])
-        whole = await session.diagnostics(twin)
-        assert sorted(map(_identity, incremental)) == sorted(map(_identity, whole)), f"burst {burst}"
-        session.close(twin)
-        await asyncio.sleep(0)
+    await _edit_and_compare(lsp, copy_data("reduce.cu", tmp_path), seed, snippets, bursts=25, deleting=0.3)
 
 
 @pytest.mark.parametrize("seed", [21, 22])
@@ -307,10 +315,6 @@ async def test_incremental_python_analysis_matches_whole_file_analysis(
     or string re-parses the rest of the module; an import changes what every name means) mixed in."""
     path = tmp_path / "train_ddp.py"
     path.write_bytes((FIXTURES / "python" / "train_ddp.py").read_bytes())
-    session = await lsp.start(options={"debounce": 0, "fullCheckAfterIdle": 0})
-    uri = session.open(path)
-    await session.diagnostics(uri)
-    rng = random.Random(seed)
     snippets = [
         "torch.cuda.synchronize()",
         "x.to(",
@@ -325,22 +329,7 @@ async def test_incremental_python_analysis_matches_whole_file_analysis(
         "model.cuda()",
         "😀",
     ]
-    for burst in range(20):
-        for _ in range(rng.randint(1, 6)):
-            text = session.texts[uri]
-            lines = text.split("\n")
-            line = rng.randrange(len(lines))
-            column = _snap(lines[line], line, rng.randint(0, len(lines[line])))[1]
-            if rng.random() < 0.2 and len(lines) > 5:
-                session.edit(uri, (line, 0), (min(len(lines) - 1, line + rng.randint(1, 3)), 0), "")
-            else:
-                session.edit(uri, (line, column), (line, column), rng.choice(snippets))
-        incremental = await session.diagnostics(uri)
-        twin = session.open(tmp_path / f"twin{burst}.py", session.texts[uri])
-        whole = await session.diagnostics(twin)
-        assert sorted(map(_identity, incremental)) == sorted(map(_identity, whole)), f"burst {burst}"
-        session.close(twin)
-        await asyncio.sleep(0)
+    await _edit_and_compare(lsp, path, seed, snippets, bursts=20, deleting=0.2)
 
 
 async def test_whole_file_check_after_typing_stops(lsp: Launcher, tmp_path: Path) -> None:
