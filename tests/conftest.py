@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from cudaport.cli import main
+from cudaport.models import Finding
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "c"
@@ -68,6 +69,40 @@ def run_subprocess(*args: str, cwd: Path) -> CliResult:
         [cudaport_executable(), *args], cwd=cwd, capture_output=True, text=True, timeout=120, env=_env()
     )
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def cudaport_module(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`python -m cudaport ...` in a process of its own, as a user runs it."""
+    command = [sys.executable, "-m", "cudaport", *args]
+    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def target_finding_lines(document: dict[str, Any]) -> list[str]:
+    """The JSON report's diagnostics in the notation of the per-target expectation files (accelerators, Python):
+    file:line:col-end_line:end_col RULE difficulty symbol [-> replacement] [(fixable)]."""
+    lines = []
+    for d in document["diagnostics"]:
+        replacement = f" -> {d['replacement']}" if d["replacement"] else ""
+        fixable = " (fixable)" if d["fixable"] else ""
+        position = f"{Path(d['path']).name}:{d['line']}:{d['column']}-{d['end_line']}:{d['end_column']}"
+        lines.append(f"{position} {d['rule']} {d['difficulty']} {d['symbol']}{replacement}{fixable}")
+    return lines
+
+
+def finding_key(finding: Finding) -> tuple[object, ...]:
+    """Everything a finding says, to compare findings of two analyses."""
+    return (
+        finding.rule,
+        finding.start,
+        finding.end,
+        finding.difficulty,
+        finding.message,
+        finding.symbol,
+        finding.severity,
+        finding.fix,
+        finding.replacement,
+        tuple(sorted(finding.data.items())),
+    )
 
 
 def _env() -> dict[str, str]:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import cudaport_module, target_finding_lines
 from cudaport import cli
 from tooling import ensure_apt
 
@@ -24,26 +25,12 @@ SOURCES = sorted(p.name for p in FIXTURES.iterdir() if p.is_file())
 TARGETS = ("npu", "mlu")
 
 
-def cudaport(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cudaport", *args], capture_output=True, text=True, timeout=120)
-
-
 def copy_fixtures(tmp_path: Path) -> Path:
     folder = tmp_path / "src"
     folder.mkdir()
     for name in SOURCES:
         shutil.copy(FIXTURES / name, folder / name)
     return folder
-
-
-def finding_lines(document: dict) -> list[str]:
-    lines = []
-    for d in document["diagnostics"]:
-        replacement = f" -> {d['replacement']}" if d["replacement"] else ""
-        fixable = " (fixable)" if d["fixable"] else ""
-        position = f"{Path(d['path']).name}:{d['line']}:{d['column']}-{d['end_line']}:{d['end_column']}"
-        lines.append(f"{position} {d['rule']} {d['difficulty']} {d['symbol']}{replacement}{fixable}")
-    return lines
 
 
 def compile_errors(source: Path) -> list[str]:
@@ -57,20 +44,20 @@ def compile_errors(source: Path) -> list[str]:
 @pytest.mark.parametrize("target", TARGETS)
 def test_every_finding_and_difficulty(tmp_path: Path, target: str) -> None:
     project = copy_fixtures(tmp_path)
-    result = cudaport("check", "--format", "json", "--target", target, str(project))
+    result = cudaport_module("check", "--format", "json", "--target", target, str(project))
     assert result.returncode == 1, result.stderr
     expected = (FIXTURES / "expected" / target / "findings.txt").read_text(encoding="utf-8").splitlines()
-    assert finding_lines(json.loads(result.stdout)) == expected
+    assert target_finding_lines(json.loads(result.stdout)) == expected
 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_fix_rearranges_arguments_exactly_and_is_idempotent(tmp_path: Path, target: str) -> None:
     project = copy_fixtures(tmp_path)
-    assert cudaport("fix", "--target", target, "--fail-on", "never", str(project)).returncode == 0
+    assert cudaport_module("fix", "--target", target, "--fail-on", "never", str(project)).returncode == 0
     for name in SOURCES:
         expected = (FIXTURES / "expected" / target / name).read_bytes()
         assert (project / name).read_bytes() == expected, name
-    again = cudaport("fix", "--target", target, "--fail-on", "never", str(project))
+    again = cudaport_module("fix", "--target", target, "--fail-on", "never", str(project))
     assert "Fixed 0 findings in 0 files" in again.stdout
     for name in SOURCES:
         assert (project / name).read_bytes() == (FIXTURES / "expected" / target / name).read_bytes()
@@ -79,13 +66,13 @@ def test_fix_rearranges_arguments_exactly_and_is_idempotent(tmp_path: Path, targ
 @pytest.mark.parametrize("target", TARGETS)
 def test_rewritten_host_code_compiles_against_the_vendor_signatures(tmp_path: Path, target: str) -> None:
     project = copy_fixtures(tmp_path)
-    cudaport("fix", "--target", target, "--fail-on", "never", str(project))
+    cudaport_module("fix", "--target", target, "--fail-on", "never", str(project))
     assert compile_errors(project / "host_pipeline.cpp") == []
     # collectives.cpp keeps the calls a person must rewrite; they are the only lines that do not compile
     errors = compile_errors(project / "collectives.cpp")
     error_lines = {int(line.split(":")[1]) for line in errors}
     left = json.loads(
-        cudaport("check", "--format", "json", "--target", target, str(project / "collectives.cpp")).stdout
+        cudaport_module("check", "--format", "json", "--target", target, str(project / "collectives.cpp")).stdout
     )
     manual_calls = {d["line"] for d in left["diagnostics"] if d["difficulty"] == "manual" and d["rule"] == "CP1017"}
     assert error_lines == manual_calls and manual_calls
@@ -225,12 +212,12 @@ def test_targets_everywhere(tmp_path: Path) -> None:
     document = json.loads(result.stdout)
     assert document["target"] == "mlu"
     assert document["diagnostics"][0]["replacement"] == "cnrt.h"
-    bad = cudaport("check", "--target", "rocm", str(tmp_path / "a.cu"))
+    bad = cudaport_module("check", "--target", "rocm", str(tmp_path / "a.cu"))
     assert bad.returncode == 2
     assert "hip, npu, mlu" in bad.stderr
-    helped = cudaport("check", "--help")
+    helped = cudaport_module("check", "--help")
     assert "npu" in helped.stdout and "mlu" in helped.stdout
-    rules = json.loads(cudaport("rule", "--all", "--format", "json").stdout)
+    rules = json.loads(cudaport_module("rule", "--all", "--format", "json").stdout)
     for rule in rules:
         assert set(rule["difficulty"]) == {"hip", "npu", "mlu"}, rule["code"]
         assert set(rule["unmapped"]) == {"hip", "npu", "mlu"}, rule["code"]

@@ -8,24 +8,17 @@ from __future__ import annotations
 import ast
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import cudaport_module, target_finding_lines
 from cudaport import cli
 
 FIXTURES = Path(__file__).parent / "fixtures" / "python"
 SOURCES = sorted(p.name for p in FIXTURES.glob("*.py"))
 TARGETS = ("hip", "npu", "mlu")
 DEVICE_MODULES = {"npu": "torch_npu", "mlu": "torch_mlu"}
-
-
-def cudaport(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """The installed command, as a user runs it."""
-    command = [sys.executable, "-m", "cudaport", *args]
-    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=120)
 
 
 def copy_fixtures(tmp_path: Path) -> Path:
@@ -36,27 +29,16 @@ def copy_fixtures(tmp_path: Path) -> Path:
     return folder
 
 
-def finding_lines(document: dict) -> list[str]:
-    """The expected-file format: file:line:col-end_line:end_col RULE difficulty symbol [-> replacement] [(fixable)]."""
-    lines = []
-    for d in document["diagnostics"]:
-        replacement = f" -> {d['replacement']}" if d["replacement"] else ""
-        fixable = " (fixable)" if d["fixable"] else ""
-        position = f"{Path(d['path']).name}:{d['line']}:{d['column']}-{d['end_line']}:{d['end_column']}"
-        lines.append(f"{position} {d['rule']} {d['difficulty']} {d['symbol']}{replacement}{fixable}")
-    return lines
-
-
 @pytest.mark.parametrize("target", TARGETS)
 def test_every_finding_and_difficulty(tmp_path: Path, target: str) -> None:
     project = copy_fixtures(tmp_path)
-    result = cudaport("check", "--format", "json", "--target", target, str(project))
+    result = cudaport_module("check", "--format", "json", "--target", target, str(project))
     assert result.returncode in (0, 1), result.stderr
     document = json.loads(result.stdout)
     assert document["target"] == target
     assert document["files_scanned"] == len(SOURCES)
     expected = (FIXTURES / "expected" / target / "findings.txt").read_text(encoding="utf-8").splitlines()
-    assert finding_lines(document) == expected
+    assert target_finding_lines(document) == expected
     assert sum(document["summary"].values()) == len(expected)
     assert {line.split()[2] for line in expected} <= {"portable", "mechanical", "manual", "blocker"}
 
@@ -64,7 +46,7 @@ def test_every_finding_and_difficulty(tmp_path: Path, target: str) -> None:
 @pytest.mark.parametrize("target", TARGETS)
 def test_fix_rewrites_exactly_and_is_idempotent(tmp_path: Path, target: str) -> None:
     project = copy_fixtures(tmp_path)
-    first = cudaport("fix", "--target", target, "--fail-on", "never", str(project))
+    first = cudaport_module("fix", "--target", target, "--fail-on", "never", str(project))
     assert first.returncode == 0, first.stderr
     for name in SOURCES:
         rewritten = (project / name).read_text(encoding="utf-8")
@@ -80,7 +62,7 @@ def test_fix_rewrites_exactly_and_is_idempotent(tmp_path: Path, target: str) -> 
             changed = rewritten != (FIXTURES / name).read_text(encoding="utf-8")
             assert len(imports) == (1 if changed else 0), name
     snapshot = {name: (project / name).read_bytes() for name in SOURCES}
-    second = cudaport("fix", "--target", target, "--fail-on", "never", str(project))
+    second = cudaport_module("fix", "--target", target, "--fail-on", "never", str(project))
     assert second.returncode == 0, second.stderr
     assert "Fixed 0 findings in 0 files" in second.stdout
     assert {name: (project / name).read_bytes() for name in SOURCES} == snapshot
@@ -90,9 +72,9 @@ def test_fix_rewrites_exactly_and_is_idempotent(tmp_path: Path, target: str) -> 
 def test_left_for_a_person_after_fix(tmp_path: Path, target: str) -> None:
     """Fixing removes exactly the fixable findings: what needs a person is still reported afterwards."""
     project = copy_fixtures(tmp_path)
-    before = json.loads(cudaport("check", "--format", "json", "--target", target, str(project)).stdout)
-    cudaport("fix", "--target", target, "--fail-on", "never", str(project))
-    after = json.loads(cudaport("check", "--format", "json", "--target", target, str(project)).stdout)
+    before = json.loads(cudaport_module("check", "--format", "json", "--target", target, str(project)).stdout)
+    cudaport_module("fix", "--target", target, "--fail-on", "never", str(project))
+    after = json.loads(cudaport_module("check", "--format", "json", "--target", target, str(project)).stdout)
 
     def people(document: dict) -> list[tuple[str, str, str]]:
         return sorted(
@@ -109,12 +91,12 @@ def test_left_for_a_person_after_fix(tmp_path: Path, target: str) -> None:
 @pytest.mark.parametrize("target", TARGETS)
 def test_prose_messages_user_names_and_flags_are_not_findings(tmp_path: Path, target: str) -> None:
     source = FIXTURES / "prose_only.py"
-    result = cudaport("check", "--format", "json", "--target", target, str(source))
+    result = cudaport_module("check", "--format", "json", "--target", target, str(source))
     assert result.returncode == 0, result.stdout
     assert json.loads(result.stdout)["diagnostics"] == []
     copy = tmp_path / "prose_only.py"
     shutil.copy(source, copy)
-    fixed = cudaport("fix", "--target", target, str(copy))
+    fixed = cudaport_module("fix", "--target", target, str(copy))
     assert fixed.returncode == 0
     assert copy.read_bytes() == source.read_bytes()
 
@@ -373,7 +355,7 @@ def test_the_amp_module_itself_imported_from_torch_cuda(tmp_path: Path, target: 
         "import torch\nfrom torch.cuda import amp\nfrom torch.cuda.amp import GradScaler\nscaler = amp.GradScaler()\n",
         encoding="utf-8",
     )
-    assert cudaport("fix", "--target", target, str(script)).returncode == 0
+    assert cudaport_module("fix", "--target", target, str(script)).returncode == 0
     assert script.read_text(encoding="utf-8") == (
         f"import torch\nimport torch_{target}\nfrom torch.{target} import amp\n"
         f"from torch_{target}.{target}.amp import GradScaler\nscaler = amp.GradScaler()\n"

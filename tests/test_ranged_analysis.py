@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import finding_key
 from cudaport.config import Settings
 from cudaport.engine import Engine
 from cudaport.models import Finding
@@ -16,20 +17,6 @@ from cudaport.source import LineIndex
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted([*ROOT.joinpath("tests/lsp/data").glob("*.cu"), *ROOT.joinpath("examples/cuda").glob("*.cu")])
-
-
-def _key(finding: Finding) -> tuple[object, ...]:
-    return (
-        finding.rule,
-        finding.start,
-        finding.end,
-        finding.difficulty,
-        finding.message,
-        finding.severity,
-        finding.fix,
-        finding.replacement,
-        tuple(sorted(finding.data.items())),
-    )
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
@@ -48,7 +35,7 @@ def test_ranges_partition_the_whole_file_analysis(path: Path, seed: int) -> None
         found, _ = engine.check_data(data, "c", None, tree, ranges=[(lo, hi)])
         assert all(lo <= f.start < hi for f in found), "a ranged analysis returned a finding outside its range"
         pieces.extend(found)
-    assert sorted(map(_key, pieces)) == sorted(map(_key, whole))
+    assert sorted(map(finding_key, pieces)) == sorted(map(finding_key, whole))
 
 
 def test_a_users_own_function_elsewhere_in_the_file_is_not_cuda() -> None:

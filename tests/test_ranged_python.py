@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import finding_key
 from cudaport.config import Settings
 from cudaport.engine import Engine
 from cudaport.models import Finding
@@ -27,21 +28,6 @@ TARGETS = ("hip", "npu", "mlu")
 # Places where a cut is most likely to separate a finding from what decides it: inside import statements, at
 # the dots of chains, inside string and f-string literals and their interpolations.
 _TRICKY = re.compile(rb"import |from |\.cuda|\.Stream|[\"']|\{|\(|\n")
-
-
-def _key(finding: Finding) -> tuple[object, ...]:
-    return (
-        finding.rule,
-        finding.start,
-        finding.end,
-        finding.difficulty,
-        finding.message,
-        finding.symbol,
-        finding.severity,
-        finding.fix,
-        finding.replacement,
-        tuple(sorted(finding.data.items())),
-    )
 
 
 def _engines() -> dict[str, Engine]:
@@ -81,7 +67,7 @@ def test_ranges_partition_the_whole_file_analysis(path: Path, target: str, seed:
         found, _ = engine.check_data(data, "python", None, tree, ranges=[(lo, hi)])
         assert all(lo <= f.start < hi for f in found), "a ranged analysis returned a finding outside its range"
         pieces.extend(found)
-    assert sorted(map(_key, pieces)) == sorted(map(_key, whole))
+    assert sorted(map(finding_key, pieces)) == sorted(map(finding_key, whole))
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -103,7 +89,7 @@ def test_half_typed_code(path: Path, target: str) -> None:
         for lo, hi in itertools.pairwise(bounds):
             found, _ = engine.check_data(data, "python", None, tree, ranges=[(lo, hi)])
             pieces.extend(found)
-        assert sorted(map(_key, pieces)) == sorted(map(_key, whole)), fragment
+        assert sorted(map(finding_key, pieces)) == sorted(map(finding_key, whole)), fragment
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -127,7 +113,7 @@ def test_a_buffer_that_error_recovery_turns_into_one_error(target: str) -> None:
             for lo, hi in itertools.pairwise(bounds):
                 found, _ = engine.check_data(data, "python", None, tree, ranges=[(lo, hi)])
                 pieces.extend(found)
-            assert sorted(map(_key, pieces)) == sorted(map(_key, whole)), (path.name, at, fragment)
+            assert sorted(map(finding_key, pieces)) == sorted(map(finding_key, whole)), (path.name, at, fragment)
             checked += 1
             break
     assert checked >= 3, "the sources no longer give tree-sitter a buffer it cannot recover a module from"
@@ -159,7 +145,7 @@ def test_several_ranges_at_once(path: Path, target: str) -> None:
         ranges = [(lo, hi) for lo, hi in itertools.pairwise(bounds) if rng.random() < 0.4]
         found, _ = engine.check_data(data, "python", None, tree, ranges=ranges)
         expected = [f for f in whole if any(lo <= f.start < hi for lo, hi in ranges)]
-        assert sorted(map(_key, found)) == sorted(map(_key, expected))
+        assert sorted(map(finding_key, found)) == sorted(map(finding_key, expected))
 
 
 def test_a_library_is_reported_at_its_first_use_only() -> None:
@@ -182,7 +168,7 @@ def test_an_alias_used_for_apis_that_need_a_person_keeps_its_import_in_every_ran
     found, _ = engine.check_data(source, "python", None, tree, ranges=[(use, use + 20)])
     expected = [f for f in whole if f.start == use]
     assert expected and expected[0].fix is not None and not expected[0].fix.is_safe
-    assert list(map(_key, found)) == list(map(_key, expected))
+    assert list(map(finding_key, found)) == list(map(finding_key, expected))
 
 
 def test_a_build_call_is_found_from_the_line_of_its_function() -> None:
@@ -198,7 +184,7 @@ def test_a_build_call_is_found_from_the_line_of_its_function() -> None:
     assert [f.rule for f in whole if f.start == call] == ["CP7040"]
     line_end = source.index(b"\n", call)
     found, _ = engine.check_data(source, "python", None, tree, ranges=[(call, line_end)])
-    assert list(map(_key, found)) == [_key(f) for f in whole if f.start == call]
+    assert list(map(finding_key, found)) == [finding_key(f) for f in whole if f.start == call]
     cu = source.index(b'"fused_kernel.cu"')
     found, _ = engine.check_data(source, "python", None, tree, ranges=[(cu, cu + 10)])
     assert found == []
