@@ -73,12 +73,16 @@ def analyse(document: Document, resolved: Resolved, whole_file: bool = False) ->
             _done(document, resolved)
             document.incremental_runs += 1
             return Outcome("incremental", time.perf_counter() - began, windows)
-    # The check after typing stops parses afresh: error recovery can leave an incrementally parsed tree of
-    # half-typed code slightly different from a fresh parse, which is what `cudaport check` sees.
-    # After an incremental attempt that gave up, `document.tree` already is the parse of the current text: parsing
-    # it again would cost as much once more (with error recovery, as in half-typed code, that is most of the cost).
-    parsed = incremental and document.parsed_version == document.version
-    _full(document, resolved, reuse_tree=options.incremental and not whole_file, parsed=parsed)
+    analyzer = resolved.engine.analyzer(language)
+    if incremental:
+        tree = document.tree  # the attempt parsed the current text before it gave up: no second parse
+    elif options.incremental and not whole_file and document.tree is not None:
+        tree = analyzer.parse(document.data, document.tree)
+    else:
+        # The check after typing stops parses afresh: error recovery can leave an incrementally parsed tree of
+        # half-typed code slightly different from a fresh parse, which is what `cudaport check` sees.
+        tree = analyzer.parse(document.data)
+    _full(document, resolved, tree)
     _done(document, resolved)
     document.incremental_runs = 0
     return Outcome("full", time.perf_counter() - began)
@@ -111,23 +115,14 @@ def _done(document: Document, resolved: Resolved) -> None:
     document.result_id += 1
 
 
-def _full(document: Document, resolved: Resolved, reuse_tree: bool, parsed: bool = False) -> None:
+def _full(document: Document, resolved: Resolved, tree: Any) -> None:
     engine = resolved.engine
     language = document.language
     assert language is not None
-    analyzer = engine.analyzer(language)
-    old_tree = document.tree if reuse_tree else None
-    if parsed and old_tree is not None:
-        tree = old_tree
-    elif old_tree is not None:
-        tree = analyzer.parse(document.data, old_tree)
-    else:
-        tree = analyzer.parse(document.data)
     document.context = engine.context_for(document.path, document.data)
     document.context_stale = False
     findings, tree = engine.check_data(document.data, language, document.path, tree, document.context)
     document.tree = tree
-    document.parsed_version = document.version
     document.findings = sorted(findings, key=Finding.sort_key)
     document.declarations = _declarations(tree, profile(language), engine.ruleset, None)
 
@@ -142,7 +137,6 @@ def _incremental(document: Document, resolved: Resolved, language_profile: Langu
     tree = engine.analyzer(language).parse(data, old_tree)
     changed = [(r.start_byte, r.end_byte) for r in old_tree.changed_ranges(tree)]
     document.tree = tree
-    document.parsed_version = document.version
     file_wide = language_profile.file_wide
     if file_wide is not None and any(file_wide.search(data, lo, hi) for lo, hi in search_windows(data, changed)):
         return None  # the syntax changed around a directive or import (a comment opened or closed above it)

@@ -37,7 +37,6 @@ class Document:
     data: bytes
     lines: LineIndex
     tree: Any | None = None
-    parsed_version: int | None = None  # the version `tree` is the parse of (None: edited since, or never parsed)
     findings: list[Finding] = field(default_factory=list)
     # Analysis bookkeeping: byte ranges changed since the last analysis (in current coordinates), whether the
     # next analysis must cover the whole file, which version and configuration the findings describe.
@@ -189,7 +188,6 @@ def replace_bytes(document: Document, start: int, end: int, text: bytes) -> None
             document.needs_full = True  # a directive, import or suppression: findings anywhere may change
         elif touches(language_profile.context_lines):
             document.context_stale = True
-    document.parsed_version = None
     if document.tree is not None:
         start_point = _point(lines, start)
         old_end_point = _point(lines, end)
