@@ -318,21 +318,26 @@ async function fixAllInFile(): Promise<void> {
   }
 }
 
-async function migrateWorkspace(): Promise<void> {
-  if (!client) {
+/** One of the server's workspace commands, with a progress notification; undefined when no server runs. */
+async function serverCommand<T>(command: string, title: string): Promise<T | undefined> {
+  const running = client;
+  if (!running) {
     void vscode.window.showErrorMessage("cudaport: the server is not running.");
-    return;
+    return undefined;
   }
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, () =>
+    running.sendRequest<T>("workspace/executeCommand", { command, arguments: [] }),
+  );
+}
+
+async function migrateWorkspace(): Promise<void> {
   // The server computes every safe fix in the workspace and sends them back as one workspace edit whose changes
   // need confirmation, so VS Code shows its refactor preview before anything is written.
-  const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: "cudaport: computing the safe rewrites of the workspace" },
-    () =>
-      client!.sendRequest<{ files: number; fixes: number; applied: boolean } | null>("workspace/executeCommand", {
-        command: "cudaport.server.migrateWorkspace",
-        arguments: [],
-      }),
+  const result = await serverCommand<{ files: number; fixes: number; applied: boolean } | null>(
+    "cudaport.server.migrateWorkspace",
+    "cudaport: computing the safe rewrites of the workspace",
   );
+  if (result === undefined) return;
   if (!result || result.fixes === 0) {
     void vscode.window.showInformationMessage("cudaport: nothing to migrate automatically in this workspace.");
   } else if (result.applied) {
@@ -343,18 +348,8 @@ async function migrateWorkspace(): Promise<void> {
 }
 
 async function showSummary(): Promise<void> {
-  if (!client) {
-    void vscode.window.showErrorMessage("cudaport: the server is not running.");
-    return;
-  }
-  const markdown = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: "cudaport: summarising the workspace" },
-    () =>
-      client!.sendRequest<string>("workspace/executeCommand", {
-        command: "cudaport.server.summary",
-        arguments: [],
-      }),
-  );
+  const markdown = await serverCommand<string>("cudaport.server.summary", "cudaport: summarising the workspace");
+  if (markdown === undefined) return;
   const document = await vscode.workspace.openTextDocument({ language: "markdown", content: markdown });
   await vscode.window.showTextDocument(document, { preview: true });
   await vscode.commands.executeCommand("markdown.showPreview", document.uri);
