@@ -29,6 +29,7 @@ COMPILED = {
     "crlf_endings.cu": [],
     "dual_stack.cu": ["-DUSE_ROCM"],  # the build selects the ROCm branch, as PyTorch's does
     "uses_compat.cu": [],
+    "launch_config.cu": [],
 }
 
 

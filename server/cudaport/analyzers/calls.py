@@ -3,11 +3,16 @@
 Template language (the text outside braces is copied as it is, so constants are written literally):
     {n}        the n-th original argument (1-based)
     {n?}       an optional argument; with the comma before it, it disappears when the call has fewer arguments
-    {n:TYPE}   the n-th argument cast to TYPE: `(void **)&p`; nothing is added when it is already cast so
+    {n:TYPE}   the n-th argument cast to TYPE: `(void **)&p`; a C++ cast (`{n:reinterpret_cast<const void *>}`)
+               is written as one: `reinterpret_cast<const void *>(kernel<T, 4>)`; nothing is added when the
+               argument is already cast to that type, either way
     {&n}       the address of the n-th argument: `&id`, or `p` for `*p`; a call that passes anything else by
                value (a temporary) is not rewritten
 An argument written twice in the template is evaluated twice, so the call is only rewritten when that argument
 has no side effects (the analyzer decides; see `render(pure=...)`).
+
+A symbol may have several templates for one target (a call with flags and one without, say): the first that fits
+the call is used.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ _OPTIONAL_WITH_COMMA = re.compile(r",\s*\{(\d+)\?\}")
 # A primary expression: a name with member accesses and subscripts, a literal, or a parenthesised expression.
 _PRIMARY = re.compile(r"^(?:[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*|\s*\[[^\[\]]*\])*|\d[\w.]*|\(.*\))$", re.DOTALL)
 _SPACES = re.compile(r"\s+")
+_CPP_CAST = re.compile(r"^(?:reinterpret|static|const)_cast<.+>$", re.DOTALL)
+_NAME = re.compile(r"^(?:::)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*$")
 
 
 def _normal(text: str) -> str:
@@ -31,7 +38,13 @@ def _normal(text: str) -> str:
 
 
 def _cast(arg: str, type_name: str) -> str:
-    cast = f"({type_name.strip()})"
+    type_name = type_name.strip()
+    if _CPP_CAST.match(type_name):
+        pointee = type_name[type_name.index("<") + 1 : -1]
+        if _normal(arg).startswith((_normal(type_name) + "(", _normal(f"({pointee})"))):
+            return arg  # already cast to that type
+        return f"{type_name}({arg})"
+    cast = f"({type_name})"
     if _normal(arg).startswith(_normal(cast)):
         return arg  # already cast to that type
     operand = arg if _PRIMARY.match(arg) or (arg.startswith("&") and _PRIMARY.match(arg[1:].strip())) else f"({arg})"
@@ -56,6 +69,7 @@ class CallRewrite:
     arguments: tuple[int, int] | None = None  # accepted argument counts; default: what the template uses
     require: Mapping[int, tuple[str, ...]] = field(default_factory=dict)  # argument -> allowed spellings
     same: tuple[int, ...] = ()  # arguments that must be written identically (an in-place call)
+    names: tuple[int, ...] = ()  # arguments that must be a plain (qualified) name, such as a `__constant__` symbol
     shape: str = ""  # the target's signature, for a person rewriting the call by hand
 
     @property
@@ -77,6 +91,8 @@ class CallRewrite:
             if index <= len(args) and _normal(args[index - 1]) not in spellings:
                 return None
         if self.same and len({_normal(args[i - 1]) for i in self.same if i <= len(args)}) > 1:
+            return None
+        if any(i <= len(args) and not _NAME.match(args[i - 1].strip()) for i in self.names):
             return None
         uses: dict[int, int] = {}
         for index, _ in slots:
@@ -109,8 +125,9 @@ class CallRewrite:
         return None if failed else rendered
 
 
-def load_call_rewrites(table: Mapping[str, Any] | None) -> dict[tuple[str, str], CallRewrite]:
-    out: dict[tuple[str, str], CallRewrite] = {}
+def load_call_rewrites(table: Mapping[str, Any] | None) -> dict[tuple[str, str], tuple[CallRewrite, ...]]:
+    """(symbol, target) -> its templates, in the order the table gives them."""
+    out: dict[tuple[str, str], tuple[CallRewrite, ...]] = {}
     for entry in (table or {}).get("call", []):
         counts = entry.get("arguments")
         rewrite = CallRewrite(
@@ -122,7 +139,9 @@ def load_call_rewrites(table: Mapping[str, Any] | None) -> dict[tuple[str, str],
             arguments=(int(counts[0]), int(counts[1])) if counts else None,
             require={int(k): tuple(_normal(str(v)) for v in values) for k, values in entry.get("require", {}).items()},
             same=tuple(int(i) for i in entry.get("same", [])),
+            names=tuple(int(i) for i in entry.get("names", [])),
             shape=str(entry.get("shape", "")),
         )
-        out[(rewrite.symbol, rewrite.target)] = rewrite
+        key = (rewrite.symbol, rewrite.target)
+        out[key] = (*out.get(key, ()), rewrite)
     return out

@@ -21,7 +21,7 @@ from .base import WORD_BYTE, FileContext, search_windows
 from .calls import CallRewrite, load_call_rewrites
 from .clex import in_spans, literal_and_comment_spans
 from .preproc import GuardIndex, at_line_start, guarded_regions, shim_definitions
-from .tsutil import C_COMMENT_OR_STRING, in_device_code, is_called, node_at, reparse, text
+from .tsutil import C_COMMENT_OR_STRING, call_of, in_device_code, is_called, node_at, reparse, text
 
 CUDA_LANGUAGE = Language(tree_sitter_cuda.language())
 
@@ -53,6 +53,8 @@ class Scan:
     # re-analysing a few edited lines must not pay for a scan of the whole file).
     windows: list[tuple[int, int]] = field(init=False)
     _words: set[bytes] | None = None
+    # (start, end, callee) of calls left whole for a person: nothing inside them is rewritten on its own.
+    manual_calls: list[tuple[int, int, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.windows = search_windows(self.data, self.ranges)
@@ -130,7 +132,7 @@ class CFamilyAnalyzer:
         )
         prefix = ruleset.prefix_pattern
         self._prefix = re.compile(prefix.pattern.encode()) if prefix is not None else None
-        self._calls: dict[tuple[str, str], CallRewrite] = load_call_rewrites(ruleset.tables.get("calls"))
+        self._calls: dict[tuple[str, str], tuple[CallRewrite, ...]] = load_call_rewrites(ruleset.tables.get("calls"))
         self._ptx = ptx.PtxTable.load(ruleset.tables.get("ptx"))
         self._markers = {name: re.compile(t.markers.pattern.encode()) for name, t in ruleset.targets.items()}
 
@@ -153,6 +155,8 @@ class CFamilyAnalyzer:
         init = self._runtime_init(scan, findings)
         if init is not None:
             findings.append(init)
+        if scan.manual_calls:
+            _leave_calls_whole(scan.manual_calls, findings)
         if findings:
             self._mark_already_ported(scan, findings)
         findings.sort(key=Finding.sort_key)
@@ -247,19 +251,25 @@ class CFamilyAnalyzer:
             return None
         target = scan.context.target
         outcome = self.ruleset.outcome(symbol, target)
-        call = self._calls.get((symbol.name, target))
-        if call is not None:
+        calls = self._calls.get((symbol.name, target))
+        if calls is not None:
             # The counterpart takes other arguments: only the whole-call rewrite is right, never a bare rename.
-            fix = None if in_macro else self._call_fix(scan, node, call)
-            if fix is not None:
+            fitted = None if in_macro else self._call_fix(scan, node, calls)
+            if fitted is not None:
+                call, fix = fitted
                 level = Difficulty.MECHANICAL if fix.is_safe else Difficulty.MANUAL
                 # `replacement` names the counterpart (what the finding's span becomes); the edit carries the whole call
                 outcome = Outcome(max(outcome.difficulty, level), call.callee, outcome.message, True)
             else:
+                fix = None
+                span = _macro_call_span(scan.data, end, node.end_byte) if in_macro else _node_span(call_of(node))
+                if span is not None:
+                    scan.manual_calls.append((*span, name))
+                shape = next((c.shape for c in calls if c.shape), "")
                 outcome = Outcome(
                     max(outcome.difficulty, Difficulty.MANUAL),
                     None,
-                    f"{outcome.message}; rewrite this call by hand" + (f": {call.shape}" if call.shape else ""),
+                    f"{outcome.message}; rewrite this call by hand" + (f": {shape}" if shape else ""),
                     False,
                 )
         else:
@@ -288,12 +298,9 @@ class CFamilyAnalyzer:
         )
 
     @staticmethod
-    def _call_fix(scan: Scan, node: Node, call: CallRewrite) -> Fix | None:
-        if not is_called(node):
-            return None
-        expression = node.parent
-        while expression is not None and expression.type != "call_expression":
-            expression = expression.parent
+    def _call_fix(scan: Scan, node: Node, calls: tuple[CallRewrite, ...]) -> tuple[CallRewrite, Fix] | None:
+        """The first template that fits this call, with its edit; None when none does (or it is no call)."""
+        expression = call_of(node)
         if expression is None:
             return None
         arguments = expression.child_by_field_name("arguments")
@@ -301,15 +308,18 @@ class CFamilyAnalyzer:
             return None
         nodes = [a for a in arguments.named_children if a.type != "comment"]
         args = [scan.data[a.start_byte : a.end_byte].decode() for a in nodes]
-        rendered = call.render(args, pure=lambda index: _side_effect_free(nodes[index - 1]))
-        if rendered is None:
-            return None
-        note = f" ({call.note})" if call.note else ""
-        return Fix(
-            title=f"Rewrite as `{rendered}`{note}",
-            edits=(Edit(expression.start_byte, expression.end_byte, rendered),),
-            applicability=call.applicability,
-        )
+        for call in calls:
+            rendered = call.render(args, pure=lambda index: _side_effect_free(nodes[index - 1]))
+            if rendered is None:
+                continue
+            note = f" ({call.note})" if call.note else ""
+            fix = Fix(
+                title=f"Rewrite as `{rendered}`{note}",
+                edits=(Edit(expression.start_byte, expression.end_byte, rendered),),
+                applicability=call.applicability,
+            )
+            return call, fix
+        return None
 
     # ---- explicit runtime initialisation (ACL) ----------------------------------------------------------------
     def _runtime_init(self, scan: Scan, findings: list[Finding]) -> Finding | None:
@@ -546,6 +556,54 @@ def _side_effect_free(node: Node) -> bool:
             return False
         stack.extend(current.named_children)
     return True
+
+
+def _node_span(node: Node | None) -> tuple[int, int] | None:
+    return (node.start_byte, node.end_byte) if node is not None else None
+
+
+def _macro_call_span(data: bytes, name_end: int, limit: int) -> tuple[int, int] | None:
+    """The argument list after a name in a macro body, which tree-sitter leaves as text: to its closing
+    parenthesis (string and character literals skipped), or None when the body ends first."""
+    position = name_end
+    while position < limit and data[position] in b" \t\\\r\n":
+        position += 1
+    if position >= limit or data[position] != 0x28:
+        return None
+    depth = 0
+    quote = 0
+    index = position
+    while index < limit:
+        byte = data[index]
+        if quote:
+            if byte == 0x5C:
+                index += 1
+            elif byte == quote:
+                quote = 0
+        elif byte in (0x22, 0x27):
+            quote = byte
+        elif byte == 0x28:
+            depth += 1
+        elif byte == 0x29:
+            depth -= 1
+            if depth == 0:
+                return name_end, index + 1
+        index += 1
+    return None
+
+
+def _leave_calls_whole(calls: list[tuple[int, int, str]], findings: list[Finding]) -> None:
+    """A call a person rewrites keeps every argument as it is: renaming `cudaMemcpyHostToDevice` inside a
+    `cudaMemcpy` left for a person would leave a line half CUDA, half the target's, that builds for neither."""
+    for finding in findings:
+        for start, end, callee in calls:
+            if start <= finding.start < end and finding.symbol != callee:
+                finding.fix = None
+                finding.replacement = None
+                if finding.difficulty < Difficulty.MANUAL:
+                    finding.difficulty = Difficulty.MANUAL
+                finding.message = f"{finding.message}; part of the `{callee}` call left for a person to rewrite"
+                break
 
 
 def _downgrade(finding: Finding, why: str) -> None:

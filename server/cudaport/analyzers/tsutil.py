@@ -71,6 +71,16 @@ def is_called(node: Node) -> bool:
     return parent is not None and parent.type == "call_expression" and parent.child_by_field_name("function") == current
 
 
+def call_of(node: Node) -> Node | None:
+    """The call expression whose function `node` names, or None."""
+    if not is_called(node):
+        return None
+    expression = node.parent
+    while expression is not None and expression.type != "call_expression":
+        expression = expression.parent
+    return expression
+
+
 def text(node: Node) -> str:
     raw = node.text
     return raw.decode("utf-8", "replace") if raw is not None else ""
