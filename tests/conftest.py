@@ -118,12 +118,18 @@ def fixture_files() -> list[str]:
     )
 
 
+# Fixtures that include project headers of their own, and the folders those headers are in.
+FIXTURE_HEADERS = {"uses_compat.cu": "vendors", "guarded_helpers.cu": "helpers"}
+
+
 def copy_fixtures(target: Path, names: list[str] | None = None) -> Path:
-    """Copy fixtures into `target`, keeping permissions; uses_compat.cu brings the vendors/ header it includes."""
+    """Copy fixtures into `target`, keeping permissions, with the header folders they include (FIXTURE_HEADERS)."""
     target.mkdir(parents=True, exist_ok=True)
     chosen = names if names is not None else fixture_files()
-    if "uses_compat.cu" in chosen:
-        shutil.copytree(FIXTURES / "vendors", target / "vendors", dirs_exist_ok=True)
+    for name in chosen:
+        if name in FIXTURE_HEADERS:
+            folder = FIXTURE_HEADERS[name]
+            shutil.copytree(FIXTURES / folder, target / folder, dirs_exist_ok=True)
     for name in chosen:
         destination = target / name
         destination.parent.mkdir(parents=True, exist_ok=True)

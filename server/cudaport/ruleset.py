@@ -144,6 +144,7 @@ _KIND_WORDS = {
     "header": "header",
     "namespace": "namespace",
     "pattern": "construct",
+    "guard": "header macro",
 }
 
 

@@ -21,7 +21,18 @@ from .base import WORD_BYTE, FileContext, search_windows
 from .calls import CallRewrite, load_call_rewrites
 from .clex import in_spans, literal_and_comment_spans
 from .preproc import GuardIndex, at_line_start, guarded_regions, shim_definitions
-from .tsutil import C_COMMENT_OR_STRING, call_of, in_device_code, is_called, node_at, reparse, text
+from .tsutil import (
+    C_COMMENT_OR_STRING,
+    ancestor,
+    call_of,
+    defines_macro,
+    in_device_code,
+    in_preproc_condition,
+    is_called,
+    node_at,
+    reparse,
+    text,
+)
 
 CUDA_LANGUAGE = Language(tree_sitter_cuda.language())
 
@@ -250,6 +261,8 @@ class CFamilyAnalyzer:
         if node.type not in _NAME_NODES and node.type not in ("preproc_arg", "ERROR"):
             return None
         target = scan.context.target
+        if symbol.kind == "guard":
+            return self._guard_finding(scan, start, end, name, node, in_macro, symbol)
         outcome = self.ruleset.outcome(symbol, target)
         calls = self._calls.get((symbol.name, target))
         if calls is not None:
@@ -277,6 +290,29 @@ class CFamilyAnalyzer:
         return scan.finding(
             symbol.rule, start, end, outcome, name, fix, {"library": symbol.library, "kind": symbol.kind}
         )
+
+    def _guard_finding(
+        self, scan: Scan, start: int, end: int, name: str, node: Node, in_macro: bool, symbol: Symbol
+    ) -> Finding | None:
+        """A CUDA header's macro counts where it is tested (`#ifdef`, `defined(...)`) or defined; anywhere else
+        (`CUSPARSEAPI` as a calling convention in a declaration, a macro body) it is the header's business."""
+        data = {"library": symbol.library, "kind": symbol.kind}
+        if not in_macro and in_preproc_condition(node):
+            outcome = self.ruleset.outcome(symbol, scan.context.target)
+            finding = scan.finding(
+                symbol.rule, start, end, outcome, name, self._rename_fix(name, outcome, start, end), data
+            )
+            directive = ancestor(node, _DIRECTIVES)
+            if outcome.replacement and directive is not None and _tests_name(scan.data, directive, outcome.replacement):
+                _downgrade(finding, f"the same directive tests `{outcome.replacement}` too")
+            return finding
+        if not in_macro and defines_macro(node):
+            rule = self.ruleset.rule(symbol.rule)
+            message = self.ruleset.format_message(rule, "defined", scan.context.target, symbol, "")
+            return scan.finding(
+                symbol.rule, start, end, Outcome(Difficulty.MANUAL, None, message, False), name, None, data
+            )
+        return None
 
     @staticmethod
     def _generic_counts(symbol: Symbol, node: Node, in_macro: bool) -> bool:
@@ -590,6 +626,18 @@ def _macro_call_span(data: bytes, name_end: int, limit: int) -> tuple[int, int] 
                 return name_end, index + 1
         index += 1
     return None
+
+
+_DIRECTIVES = frozenset({"preproc_if", "preproc_elif", "preproc_ifdef", "preproc_elifdef"})
+
+
+def _tests_name(data: bytes, directive: Node, name: str) -> bool:
+    """Whether the directive line (`#if ...`, through its continuation lines) names `name` as a whole word."""
+    condition = directive.child_by_field_name("condition") or directive.child_by_field_name("name")
+    if condition is None:
+        return False
+    line = data[directive.start_byte : condition.end_byte]
+    return re.search(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])", line) is not None
 
 
 def _leave_calls_whole(calls: list[tuple[int, int, str]], findings: list[Finding]) -> None:

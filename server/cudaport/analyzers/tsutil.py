@@ -81,6 +81,38 @@ def call_of(node: Node) -> Node | None:
     return expression
 
 
+_CONDITION_EXPRESSIONS = frozenset(
+    {"preproc_defined", "binary_expression", "unary_expression", "parenthesized_expression", "call_expression"}
+)
+_CONDITIONAL_DIRECTIVES = frozenset({"preproc_if", "preproc_elif"})
+_NAME_DIRECTIVES = frozenset({"preproc_ifdef", "preproc_elifdef"})
+
+
+def in_preproc_condition(node: Node) -> bool:
+    """`node` is the name an `#ifdef`/`#ifndef` tests, or sits in the condition of an `#if`/`#elif`."""
+    parent = node.parent
+    if parent is not None and parent.type in _NAME_DIRECTIVES:
+        return parent.child_by_field_name("name") == node
+    current = node
+    while parent is not None and parent.type in _CONDITION_EXPRESSIONS:
+        current, parent = parent, parent.parent
+    return (
+        parent is not None
+        and parent.type in _CONDITIONAL_DIRECTIVES
+        and parent.child_by_field_name("condition") == current
+    )
+
+
+def defines_macro(node: Node) -> bool:
+    """`node` is the name of a `#define`."""
+    parent = node.parent
+    return (
+        parent is not None
+        and parent.type in ("preproc_def", "preproc_function_def")
+        and parent.child_by_field_name("name") == node
+    )
+
+
 def text(node: Node) -> str:
     raw = node.text
     return raw.decode("utf-8", "replace") if raw is not None else ""
