@@ -267,6 +267,11 @@ HEADER_RULES = [
 ]
 
 
+# Where HIPIFY's header table names a path that HIP does not install: HIP ships hipRTC as hip/hiprtc.h (the
+# table's bare hiprtc.h only builds with -I.../include/hip).
+HEADER_CORRECTIONS = {"nvrtc.h": "hip/hiprtc.h"}
+
+
 def import_header_map(reference: Path) -> None:
     out_path = RULES / "headers.csv"
     existing = read_existing(out_path, "header")
@@ -278,7 +283,7 @@ def import_header_map(reference: Path) -> None:
             rule = next((code for pattern, code in HEADER_RULES if pattern.search(header)), "CP1001")
             kept = existing.get(header, {})
             out = {col: kept.get(col, "") for col in HEADER_COLUMNS}
-            out.update(header=header, rule=rule, hip=row["hip_header"], origin="hipify")
+            out.update(header=header, rule=rule, hip=HEADER_CORRECTIONS.get(header, row["hip_header"]), origin="hipify")
             if not row["hip_header"]:
                 out["hip_difficulty"] = "manual"
                 out["hip_note"] = out["hip_note"] or "hipcc does not need it: remove the include"

@@ -23,6 +23,11 @@ _INCLUDE = re.compile(rb'#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]')
 _MAX_DEPTH = 24
 _MAX_HEADER = 2 * 1024 * 1024
 _ANCESTOR_LEVELS = 4
+# The last resort for an include name: the one file under the roots whose path ends with it. Build systems put
+# folders such as cuda-samples' Common/ on the include path; a tree this size is listed once, lazily.
+_SEARCHED_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc", ".tcc", ".ipp"})
+_SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox"})
+_MAX_LISTED = 200_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +61,7 @@ class ProjectIndex:
         # (folder, include name) -> the file it names: every file of a folder resolves the same names.
         self._resolved: dict[tuple[Path, str], Path | None] = {}
         self._closures: dict[tuple[Path, tuple[str, ...]], _Closure] = {}
+        self._by_name: dict[str, list[Path]] | None = None  # header file name -> its paths under the roots
         self._lock = threading.Lock()
 
     def shims_for(self, path: Path, data: bytes | None, target: str) -> Mapping[str, ShimMapping]:
@@ -128,6 +134,7 @@ class ProjectIndex:
                 del self._headers[key]
             self._resolved.clear()  # a header created or removed can change what an include name resolves to
             self._closures.clear()
+            self._by_name = None
 
     def _header(self, path: Path, prefixes: tuple[str, ...]) -> _Header:
         try:
@@ -178,9 +185,44 @@ class ProjectIndex:
             if candidate.is_file():
                 found = Path(os.path.normpath(candidate))
                 break
+        if found is None:
+            found = self._unique_under_roots(name)
         with self._lock:
             self._resolved[key] = found
         return found
+
+    def resolves(self, path: Path, name: str) -> bool:
+        """Whether the include name `name`, written in `path`, names a file of the project."""
+        return self._resolve(_absolute(path).parent, name) is not None
+
+    def _unique_under_roots(self, name: str) -> Path | None:
+        """The only header under the roots whose path ends with `name` (`helper_cuda.h` in Common/), if one."""
+        normal = os.path.normpath(name)
+        if normal.startswith("..") or os.path.isabs(normal):
+            return None
+        candidates = self._headers_named(os.path.basename(normal))
+        tail = os.sep + normal
+        matches = {c for c in candidates if str(c).endswith(tail)}
+        return matches.pop() if len(matches) == 1 else None
+
+    def _headers_named(self, basename: str) -> list[Path]:
+        with self._lock:
+            listing = self._by_name
+        if listing is None:
+            listing = {}
+            listed = 0
+            for root in self.roots:
+                for folder, subfolders, files in os.walk(root):
+                    subfolders[:] = [d for d in subfolders if d not in _SKIPPED_FOLDERS]
+                    for file in files:
+                        if os.path.splitext(file)[1].lower() in _SEARCHED_SUFFIXES:
+                            listing.setdefault(file, []).append(Path(os.path.normpath(os.path.join(folder, file))))
+                            listed += 1
+                    if listed > _MAX_LISTED:
+                        break
+            with self._lock:
+                self._by_name = listing
+        return listing.get(basename, [])
 
     def _label(self, header: Path) -> str:
         for root in self.roots:

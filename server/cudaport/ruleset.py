@@ -59,6 +59,7 @@ class Target:
     lanes: int = 0  # threads per warp/wavefront; 0 = the target has no SIMT warps
     unsafe_renames: bool = True  # offer a `manual` counterpart as an unsafe rename
     init: RuntimeInit | None = None
+    after_runtime: frozenset[str] = frozenset()  # target headers that only compile after `runtime_include`
 
 
 @dataclass(frozen=True, slots=True)
@@ -340,6 +341,7 @@ def _load_targets(ruleset: RuleSet, path: Path) -> None:
             init=RuntimeInit(str(init["call"]), tuple(init.get("triggers", [])), str(init.get("rule", "")))
             if init is not None
             else None,
+            after_runtime=frozenset(str(h) for h in entry.get("after-runtime", [])),
         )
     ruleset.sources.append(path)
 

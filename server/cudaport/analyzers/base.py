@@ -25,6 +25,8 @@ class ProjectFacts(Protocol):
 
     def includes_for(self, path: Path, data: bytes | None) -> frozenset[str] | None: ...
 
+    def resolves(self, path: Path, name: str) -> bool: ...
+
 
 class FileContext:
     """The target and what the file inherits from its project. The project facts (the include graph) are worked
@@ -67,6 +69,12 @@ class FileContext:
             assert self._project is not None and self._file is not None
             self._includes = self._project.includes_for(self._file, self._data)
         return self._includes  # type: ignore[return-value]
+
+    def is_project_file(self, name: str) -> bool:
+        """Whether the include name `name` names a file of the project (a header of its own, not a library's)."""
+        if self._project is None or self._file is None:
+            return False
+        return self._project.resolves(self._file, name)
 
 
 _UNKNOWN = object()

@@ -15,7 +15,7 @@ import tree_sitter_cuda
 from tree_sitter import Language, Node, Parser, Tree
 
 from ..models import Applicability, Difficulty, Edit, Finding, Fix
-from ..ruleset import Outcome, RuleSet, Symbol, TargetMapping
+from ..ruleset import Outcome, RuleSet, Symbol, Target, TargetMapping
 from . import kernels, ptx, warp
 from .base import WORD_BYTE, FileContext, search_windows
 from .calls import CallRewrite, load_call_rewrites
@@ -396,6 +396,7 @@ class CFamilyAnalyzer:
         if b"include" not in scan.data:
             return
         target = scan.context.target
+        known = self.ruleset.targets.get(target)
         for match in (m for lo, hi in scan.windows for m in _INCLUDE.finditer(scan.data, lo, hi)):
             if not at_line_start(scan.data, match.start()):
                 continue
@@ -409,17 +410,45 @@ class CFamilyAnalyzer:
             node = node_at(scan.root, start, end)
             if node is None or node.type == "comment":
                 continue
+            if symbol.name != path and scan.context.is_project_file(path):
+                continue  # `"cuda/scatter_cuda.h"`: the project's own header, not one of the library the glob names
             symbol = _concrete_header(symbol, path, target)
             outcome = self.ruleset.outcome(symbol, target)
+            fix = self._rename_fix(path, outcome, start, end)
+            if fix is not None and known is not None and outcome.replacement in known.after_runtime:
+                fix = self._runtime_first(scan, known, fix, match.start())
             yield scan.finding(
-                symbol.rule,
-                start,
-                end,
-                outcome,
-                path,
-                self._rename_fix(path, outcome, start, end),
-                {"library": symbol.library, "kind": "header"},
+                symbol.rule, start, end, outcome, path, fix, {"library": symbol.library, "kind": "header"}
             )
+
+    def _runtime_first(self, scan: Scan, target: Target, fix: Fix, include_start: int) -> Fix:
+        """A rename to a header that needs the runtime first (HIP's cooperative groups) also puts the runtime
+        include before it, unless an earlier include of the file already brings the runtime."""
+        at = self._runtime_insertion(scan, target)
+        if at is None or at > include_start:
+            return fix
+        insertion = Edit(at, at, f"#include <{target.runtime_include}>{_newline(scan.data)}")
+        title = f"{fix.title}, after `#include <{target.runtime_include}>`"
+        return Fix(title, (insertion, *fix.edits), fix.applicability)
+
+    def _runtime_insertion(self, scan: Scan, target: Target) -> int | None:
+        """Where the runtime include goes when a fix adds it: before the first include whose target header needs
+        it, when no include before that one brings the runtime (None: one does); else the first line of code.
+        Every fix that adds it uses this one place, so the same edit is shared, never made twice."""
+        for match in _INCLUDE.finditer(scan.data):
+            if not at_line_start(scan.data, match.start()):
+                continue
+            in_comment = node_at(scan.root, *match.span(2))
+            if in_comment is not None and in_comment.type == "comment":
+                continue
+            name = match.group(2).decode("utf-8", "replace").strip()
+            if self._declares_runtime(name, target.runtime_include):
+                return None
+            symbol = self.ruleset.header(name)
+            mapping = symbol.targets.get(target.name) if symbol is not None else None
+            if name in target.after_runtime or (mapping is not None and mapping.replacement in target.after_runtime):
+                return scan.data.rfind(b"\n", 0, match.start()) + 1
+        return _first_code_line(scan)
 
     # ---- the runtime header nvcc includes implicitly ----------------------------------------------------------
     def _implicit_runtime(self, scan: Scan) -> Iterator[Finding]:
@@ -428,12 +457,24 @@ class CFamilyAnalyzer:
         target = self.ruleset.targets.get(scan.context.target)
         if target is None or not target.runtime_include or not scan.context.path.lower().endswith(".cu"):
             return
-        names = {m.group(2).decode("utf-8", "replace").strip() for m in _INCLUDE.finditer(scan.data)}
-        if scan.context.includes is None and any(m.group(1) == b'"' for m in _INCLUDE.finditer(scan.data)):
-            return  # a project header we could not follow may include the runtime
-        names |= scan.context.includes or set()
-        if any(self._declares_runtime(name, target.runtime_include) for name in names):
+        written = [
+            (m.group(1) == b'"', m.group(2).decode("utf-8", "replace").strip()) for m in _INCLUDE.finditer(scan.data)
+        ]
+        names = {name for _, name in written}
+        followed = scan.context.includes
+        if any(self._declares_runtime(name, target.runtime_include) for name in names | (followed or set())):
             return
+        # Quoted includes that are neither CUDA headers nor found in the project: one of them might bring the
+        # runtime (its include path is the build's business), so the include is offered for review, not applied.
+        unknown = (
+            sorted(
+                name
+                for quoted, name in written
+                if quoted and self.ruleset.header(name) is None and not scan.context.is_project_file(name)
+            )
+            if followed is None
+            else []
+        )
         for match in _KERNEL_SYNTAX.finditer(scan.data):
             start, end = match.span()
             if scan.code_node(start, end) is None:
@@ -448,11 +489,15 @@ class CFamilyAnalyzer:
                 f"{target.label} needs `#include <{header}>`"
             )
             difficulty = rule.difficulty.get(target.name, Difficulty.MECHANICAL)
-            newline = "\r\n" if b"\r\n" in scan.data else "\n"
-            at = _first_code_line(scan)
+            if unknown:
+                shown = ", ".join(f"`{n}`" for n in unknown[:3])
+                message += f" unless {shown}, which cudaport could not find, already includes it"
+                difficulty = max(difficulty, Difficulty.MANUAL)
+            at = self._runtime_insertion(scan, target)
+            at = _first_code_line(scan) if at is None else at
             fix = Fix(
                 title=f"Add `#include <{header}>`",
-                edits=(Edit(at, at, f"#include <{header}>{newline}"),),
+                edits=(Edit(at, at, f"#include <{header}>{_newline(scan.data)}"),),
                 applicability=Applicability.SAFE if difficulty <= Difficulty.MECHANICAL else Applicability.UNSAFE,
             )
             outcome = Outcome(difficulty, header, message, True)
@@ -541,6 +586,10 @@ def _occurrences(data: bytes, words: set[bytes], windows: list[tuple[int, int]])
                 position = find(word, end, hi)
     found.sort()
     return found
+
+
+def _newline(data: bytes) -> str:
+    return "\r\n" if b"\r\n" in data else "\n"
 
 
 def _first_code_line(scan: Scan) -> int:

@@ -1,5 +1,5 @@
 // Runtime compilation of a kernel with NVRTC, and complex arithmetic with cuComplex on the host.
-#include <hiprtc.h>
+#include <hip/hiprtc.h>
 #include <hip/hip_complex.h>
 #include <cstdio>
 #include <string>
