@@ -119,7 +119,7 @@ def fixture_files() -> list[str]:
 
 
 # Fixtures that include project headers of their own, and the folders those headers are in.
-FIXTURE_HEADERS = {"uses_compat.cu": "vendors", "guarded_helpers.cu": "helpers"}
+FIXTURE_HEADERS = {"uses_compat.cu": "vendors", "guarded_helpers.cu": "helpers", "helpers_first.cu": "helpers"}
 
 
 def copy_fixtures(target: Path, names: list[str] | None = None) -> Path:

@@ -32,6 +32,8 @@ COMPILED = {
     "launch_config.cu": [],
     "tile_scan.cu": [],  # cooperative groups before any runtime include, and "cuda_fp16.h" in quotes
     "guarded_helpers.cu": [],  # its helpers vanish unless the CUDA guards they test are rewritten too
+    "helpers_first.cu": [],  # the helpers come before the runtime include, which nvcc puts first on its own
+    "host_mapped.cu": [],  # void ** casts and flags HIP 5.x wants, CUDART_CB, __grid_constant__, CUDA 12 graphs
 }
 
 
@@ -65,17 +67,25 @@ def test_fixed_fixture_compiles_with_hipcc(cli: Cli, hipcc: str, workdir: Path, 
     assert source.with_suffix(".o").stat().st_size > 0
 
 
+# fixture -> the lines hipcc rejects after the fix: each must carry a manual or blocker finding.
+LEFT_FOR_A_PERSON = {
+    "device_intrinsics.cu": {16, 20, 26},  # `umin`, `__trap` and `CUDART_VERSION`, which HIP 5.2 lacks
+    "nested_launch.cu": {9, 13, 14, 15, 16},  # a system-scope atomicInc, and launches and streams in device code
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEFT_FOR_A_PERSON))
 def test_what_does_not_compile_after_the_fix_is_what_the_findings_left_for_a_person(
-    cli: Cli, hipcc: str, workdir: Path
+    cli: Cli, hipcc: str, workdir: Path, name: str
 ) -> None:
-    """device_intrinsics.cu keeps `umin`, `__trap` and `CUDART_VERSION`, which HIP 5.2 lacks: hipcc's errors
-    must fall exactly on lines where cudaport left a manual finding, and each such call must be one of them."""
-    copy_fixtures(workdir, ["device_intrinsics.cu"])
-    cli("fix", "device_intrinsics.cu", cwd=workdir)
-    left = cli("check", "device_intrinsics.cu", "--format", "json", cwd=workdir).json()["diagnostics"]
+    """hipcc's errors after the fix must fall exactly on lines where cudaport left a manual or blocker finding:
+    nothing breaks silently."""
+    copy_fixtures(workdir, [name])
+    cli("fix", name, cwd=workdir)
+    left = cli("check", name, "--format", "json", cwd=workdir).json()["diagnostics"]
     manual_lines = {d["line"] for d in left if d["difficulty"] in ("manual", "blocker")}
-    result = _compile(hipcc, workdir / "device_intrinsics.cu", [])
+    result = _compile(hipcc, workdir / name, [])
     assert result.returncode != 0
-    error_lines = {int(m.group(1)) for m in re.finditer(r"device_intrinsics\.cu:(\d+):\d+: error:", result.stderr)}
-    assert error_lines == {16, 20, 26}
+    error_lines = {int(m.group(1)) for m in re.finditer(rf"{re.escape(name)}:(\d+):\d+: error:", result.stderr)}
+    assert error_lines == LEFT_FOR_A_PERSON[name], result.stderr
     assert error_lines <= manual_lines

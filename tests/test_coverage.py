@@ -82,10 +82,11 @@ def test_every_api_name_resolves_to_a_rule_with_the_maps_counterpart(ruleset: Ru
 
 
 def test_every_api_name_is_reported_by_check_with_its_counterpart(cli: Cli, ruleset: RuleSet, tmp_path: Path) -> None:
-    """One file that uses all 8,7xx names, each where a CUDA name of its kind belongs (a call in a kernel, a
-    declaration, an expression), checked through the CLI. Plain C math that is never reported (`sqrtf`) and plain
+    """One file that uses all 8,7xx names, each where a CUDA name of its kind belongs (a call in a function for
+    both host and device, so that host APIs are not calls of the device-side runtime, a declaration, an
+    expression), checked through the CLI. Plain C math that is never reported (`sqrtf`) and plain
     enum names that only count in CUDA positions are checked in the rule data above instead."""
-    lines = ["__global__ void uses_everything() {"]
+    lines = ["__host__ __device__ void uses_everything() {"]
     expected: dict[int, tuple[str, dict[str, str]]] = {}
     # Calls whose HIP form differs (rules/calls.toml) are written with as many arguments as their first template
     # takes: a call that fits no template is left to a person, with no replacement.

@@ -14,12 +14,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .analyzers.base import ShimMapping
+from .analyzers.base import IncludeFacts, ShimMapping
 from .analyzers.preproc import at_line_start, shim_definitions
 from .ruleset import RuleSet
 
 # Literal first, so the regex engine skips ahead to each `#`; the line start is checked by hand (at_line_start).
 _INCLUDE = re.compile(rb'#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]')
+_WORD = re.compile(rb"[A-Za-z_]\w*")
 _MAX_DEPTH = 24
 _MAX_HEADER = 2 * 1024 * 1024
 _ANCESTOR_LEVELS = 4
@@ -27,7 +28,17 @@ _ANCESTOR_LEVELS = 4
 # folders such as cuda-samples' Common/ on the include path; a tree this size is listed once, lazily.
 _SEARCHED_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc", ".tcc", ".ipp"})
 _SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox"})
-_MAX_LISTED = 200_000
+_MAX_LISTED = 200_000  # headers, and as many folders: a checkout that large is not listed further
+_CHECKOUT_MARKERS = (".git", ".hg", ".svn")
+
+
+def checkout_root(start: Path) -> Path | None:
+    """The nearest folder at or above `start` that holds a version-control checkout, if any."""
+    folder = _absolute(start)
+    for candidate in (folder, *folder.parents):
+        if any((candidate / marker).exists() for marker in _CHECKOUT_MARKERS):
+            return candidate
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +48,7 @@ class _Header:
     shims: dict[str, str]  # CUDA name -> target name, for the prefixes it was read with
     names: frozenset[str]  # every include name written in it, <...> and "..."
     unresolved: bool = False  # a "..." include that is not found next to it or under the roots
+    uses_cuda: bool = False  # it names CUDA APIs or kernel syntax, so it needs the runtime included before it
 
 
 _EMPTY = _Header(0.0, [], {}, frozenset())
@@ -49,6 +61,7 @@ class _Closure:
     shims: dict[str, ShimMapping]
     names: frozenset[str]
     unresolved: bool
+    uses_cuda: bool = False
 
 
 class ProjectIndex:
@@ -62,6 +75,11 @@ class ProjectIndex:
         self._resolved: dict[tuple[Path, str], Path | None] = {}
         self._closures: dict[tuple[Path, tuple[str, ...]], _Closure] = {}
         self._by_name: dict[str, list[Path]] | None = None  # header file name -> its paths under the roots
+        # Words that make a header CUDA code: the distinctive CUDA names of the rule data and kernel syntax.
+        self._cuda_words = frozenset(
+            [name.encode() for name, symbol in ruleset.symbols.items() if not symbol.generic]
+            + [b"__global__", b"__device__", b"__shared__", b"__constant__", b"threadIdx", b"blockIdx"]
+        )
         self._lock = threading.Lock()
 
     def shims_for(self, path: Path, data: bytes | None, target: str) -> Mapping[str, ShimMapping]:
@@ -106,7 +124,7 @@ class ProjectIndex:
             return cached
         shims: dict[str, ShimMapping] = {}
         names: set[str] = set()
-        unresolved = False
+        unresolved = uses_cuda = False
         visited: set[Path] = set()
         stack = [(header, 1)]
         while stack:
@@ -121,8 +139,9 @@ class ProjectIndex:
                     shims.setdefault(name, ShimMapping(replacement, label))
             names.update(info.names)
             unresolved = unresolved or info.unresolved
+            uses_cuda = uses_cuda or info.uses_cuda
             stack.extend((inc, depth + 1) for inc in info.includes)
-        closure = _Closure(shims, frozenset(names), unresolved)
+        closure = _Closure(shims, frozenset(names), unresolved, uses_cuda)
         with self._lock:
             self._closures[key] = closure
         return closure
@@ -158,6 +177,7 @@ class ProjectIndex:
             shim_definitions(data, self.ruleset.symbols, prefixes) if prefixes else {},
             frozenset(name for _, name in _include_names(data)),
             unresolved=len(includes) < len(_quoted_includes(data)),
+            uses_cuda=not self._cuda_words.isdisjoint(_WORD.findall(data)),
         )
         with self._lock:
             self._headers[(path, prefixes)] = info
@@ -191,6 +211,15 @@ class ProjectIndex:
             self._resolved[key] = found
         return found
 
+    def include_facts(self, path: Path, name: str) -> IncludeFacts | None:
+        """What the project header `name`, written in `path`, brings with everything it includes; None when the
+        name is no file of the project."""
+        found = self._resolve(_absolute(path).parent, name)
+        if found is None:
+            return None
+        closure = self._closure(found, ())
+        return IncludeFacts(closure.names, closure.uses_cuda)
+
     def resolves(self, path: Path, name: str) -> bool:
         """Whether the include name `name`, written in `path`, names a file of the project."""
         return self._resolve(_absolute(path).parent, name) is not None
@@ -210,15 +239,16 @@ class ProjectIndex:
             listing = self._by_name
         if listing is None:
             listing = {}
-            listed = 0
-            for root in self.roots:
+            listed = folders = 0
+            for root in _outermost(self.roots):
                 for folder, subfolders, files in os.walk(root):
                     subfolders[:] = [d for d in subfolders if d not in _SKIPPED_FOLDERS]
+                    folders += 1
                     for file in files:
                         if os.path.splitext(file)[1].lower() in _SEARCHED_SUFFIXES:
                             listing.setdefault(file, []).append(Path(os.path.normpath(os.path.join(folder, file))))
                             listed += 1
-                    if listed > _MAX_LISTED:
+                    if listed > _MAX_LISTED or folders > _MAX_LISTED:
                         break
             with self._lock:
                 self._by_name = listing
@@ -237,6 +267,16 @@ def _absolute(path: Path) -> Path:
     """The key a file has in the include graph: absolute and normalised like the include paths resolved from it
     (`os.path.normpath`), without following symbolic links (resolve() costs a system call per path component)."""
     return Path(os.path.normpath(os.path.abspath(path)))
+
+
+def _outermost(roots: list[Path]) -> list[Path]:
+    """The roots that lie inside no other root (a folder is listed once)."""
+    unique = sorted(set(roots), key=lambda r: len(r.parts))
+    kept: list[Path] = []
+    for root in unique:
+        if not any(root.is_relative_to(outer) for outer in kept):
+            kept.append(root)
+    return kept
 
 
 def _include_names(data: bytes) -> list[tuple[bool, str]]:

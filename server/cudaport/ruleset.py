@@ -86,9 +86,12 @@ class Rule:
     versions: str = "CUDA"  # whose release numbers the deprecated/removed columns hold (cuDNN has its own)
 
 
+REMOVED = "-"  # a target cell that says the target needs nothing in its place: the name is deleted
+
+
 @dataclass(frozen=True, slots=True)
 class TargetMapping:
-    replacement: str  # "" = no counterpart
+    replacement: str  # "" = no counterpart; REMOVED = nothing is needed, the name goes
     difficulty: Difficulty | None  # None = the rule's default
     note: str = ""
 
@@ -132,6 +135,7 @@ _GENERIC_MESSAGES = {
     "manual": "{subject} {kind} `{symbol}`: {target} has `{replacement}`, but it needs a person to adapt{note}",
     "same": "{subject} {kind} `{symbol}` works unchanged on {target}{note}",
     "unmapped": "{subject} {kind} `{symbol}` has no {target} counterpart{note}",
+    "removed": "{subject} {kind} `{symbol}` is not needed on {target}: it is removed{note}",
     "unmapped-counterpart": (
         "{subject} {kind} `{symbol}` has no {target} counterpart; the port needs {counterpart}{note}"
     ),
@@ -221,6 +225,10 @@ class RuleSet:
         rule = self.rules[symbol.rule]
         mapping = symbol.targets.get(target, TargetMapping("", None))
         replacement = mapping.replacement
+        if replacement == REMOVED:
+            difficulty = mapping.difficulty or rule.difficulty.get(target, Difficulty.MECHANICAL)
+            message = self.format_message(rule, "removed", target, symbol, "", mapping.note)
+            return Outcome(difficulty, "", message, rule.renames and difficulty <= Difficulty.MECHANICAL)
         if replacement and replacement == symbol.name:
             difficulty = mapping.difficulty or Difficulty.PORTABLE
             kind = "same"

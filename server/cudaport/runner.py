@@ -15,7 +15,7 @@ from .engine import Engine, FileResult
 from .files import Skipped, SourcePath, discover
 from .models import Finding
 from .output import Diagnostic, RunResult, sort_diagnostics
-from .project import ProjectIndex
+from .project import ProjectIndex, checkout_root
 from .source import LineIndex, SkipFile, read_source, write_atomic
 
 Progress = Callable[[int, int], None]
@@ -25,7 +25,7 @@ PARALLEL_THRESHOLD = 48
 
 @dataclass
 class FileOutcome:
-    """What a worker sends back for one file: positions already computed, no file contents."""
+    """What a worker sends back for one file: positions already computed; from `fix`, the new file contents."""
 
     label: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -34,6 +34,8 @@ class FileOutcome:
     fixed: int = 0
     diff: str = ""
     changed: bool = False
+    path: Path | None = None
+    rewritten: bytes | None = None  # the encoded new contents, written once every file has been planned
 
 
 def locate(label: str, findings: Iterable[Finding], lines: LineIndex) -> list[Diagnostic]:
@@ -94,12 +96,25 @@ def _fix_one(job: tuple[SourcePath, bool, bool]) -> FileOutcome:
         outcome.diff = unified_diff(source_path.label, source.data, new_data)
         return outcome
     try:
-        write_atomic(source_path.path, source.encode(new_data))
-    except (OSError, UnicodeEncodeError) as exc:
+        outcome.rewritten = source.encode(new_data)
+    except UnicodeEncodeError as exc:
         outcome.error = f"cannot write: {exc}"
         outcome.changed = False
         outcome.fixed = 0
+    outcome.path = source_path.path
     return outcome
+
+
+def _write(outcome: FileOutcome) -> None:
+    """Write a planned rewrite; a file that cannot be written counts as not fixed."""
+    assert outcome.path is not None and outcome.rewritten is not None
+    try:
+        write_atomic(outcome.path, outcome.rewritten)
+    except OSError as exc:
+        outcome.error = f"cannot write: {exc}"
+        outcome.changed = False
+        outcome.fixed = 0
+    outcome.rewritten = None
 
 
 def unified_diff(label: str, before: bytes, after: bytes) -> str:
@@ -129,8 +144,13 @@ def collect(paths: list[str], settings: Settings) -> Run:
 
 
 def _roots(paths: list[str], settings: Settings) -> list[Path]:
+    """Where include names are looked for: the folders named, the configuration's root, and the checkout they
+    are in (a repository's shared headers, such as cuda-samples' Common/, sit above the folder checked)."""
     roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
     roots.append(settings.root)
+    checkout = checkout_root(settings.root)
+    if checkout is not None:
+        roots.append(checkout)
     return roots
 
 
@@ -222,7 +242,13 @@ def fix(
     changed: list[str] = []
     diffs: list[str] = []
     jobs_list = [(f, unsafe, diff_only) for f in run.files]
-    for outcome in _map(_fix_one, jobs_list, len(jobs_list), settings, _roots(paths, settings), workers, progress):
+    # Every file is planned against the tree as it was, then written: a header rewritten early must not change
+    # what the files that include it are told (the result would depend on the order of the workers).
+    planned = list(_map(_fix_one, jobs_list, len(jobs_list), settings, _roots(paths, settings), workers, progress))
+    for outcome in planned:
+        if outcome.rewritten is not None:
+            _write(outcome)
+    for outcome in planned:
         if not tally.add(outcome):
             continue
         fixed += outcome.fixed

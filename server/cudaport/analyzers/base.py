@@ -18,6 +18,14 @@ class ShimMapping:
     header: str  # where the mapping is written (a path, for the message)
 
 
+@dataclass(frozen=True, slots=True)
+class IncludeFacts:
+    """What a project header brings, with every header it includes."""
+
+    names: frozenset[str]  # the include names written in them
+    uses_cuda: bool  # whether they name CUDA APIs or kernel syntax
+
+
 class ProjectFacts(Protocol):
     """What the project around a file knows (project.ProjectIndex)."""
 
@@ -26,6 +34,8 @@ class ProjectFacts(Protocol):
     def includes_for(self, path: Path, data: bytes | None) -> frozenset[str] | None: ...
 
     def resolves(self, path: Path, name: str) -> bool: ...
+
+    def include_facts(self, path: Path, name: str) -> IncludeFacts | None: ...
 
 
 class FileContext:
@@ -69,6 +79,12 @@ class FileContext:
             assert self._project is not None and self._file is not None
             self._includes = self._project.includes_for(self._file, self._data)
         return self._includes  # type: ignore[return-value]
+
+    def include_facts(self, name: str) -> IncludeFacts | None:
+        """What the project header `name` brings (None: not a header of the project, or no project known)."""
+        if self._project is None or self._file is None:
+            return None
+        return self._project.include_facts(self._file, name)
 
     def is_project_file(self, name: str) -> bool:
         """Whether the include name `name` names a file of the project (a header of its own, not a library's)."""

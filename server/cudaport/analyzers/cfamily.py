@@ -47,6 +47,7 @@ _KERNEL_SYNTAX = re.compile(
 )
 IMPLICIT_RUNTIME_RULE = "CP1007"
 _CALLABLE_KINDS = frozenset({"function", "device_function"})
+_HOST_RUNTIME_RULES = frozenset({"CP1001", "CP1002"})  # host APIs: called in device code, they need CDP
 _RETURN_DECLARATORS = frozenset({"pointer_declarator", "reference_declarator"})
 
 
@@ -258,11 +259,13 @@ class CFamilyAnalyzer:
             return None
         if symbol.generic and not self._generic_counts(symbol, node, in_macro):
             return None
-        if node.type not in _NAME_NODES and node.type not in ("preproc_arg", "ERROR"):
-            return None
+        if node.type not in _NAME_NODES and node.type not in ("preproc_arg", "ERROR") and node.type != name:
+            return None  # (the grammar's own CUDA keywords, `__grid_constant__`, are nodes of their own type)
         target = scan.context.target
         if symbol.kind == "guard":
             return self._guard_finding(scan, start, end, name, node, in_macro, symbol)
+        if _device_side_runtime_call(symbol, node, in_macro):
+            return kernels.device_side(scan, start, end, name, "function")
         outcome = self.ruleset.outcome(symbol, target)
         calls = self._calls.get((symbol.name, target))
         if calls is not None:
@@ -286,7 +289,7 @@ class CFamilyAnalyzer:
                     False,
                 )
         else:
-            fix = self._rename_fix(name, outcome, start, end)
+            fix = self._rename_fix(name, outcome, start, end, scan.data)
         return scan.finding(
             symbol.rule, start, end, outcome, name, fix, {"library": symbol.library, "kind": symbol.kind}
         )
@@ -323,14 +326,21 @@ class CFamilyAnalyzer:
         return node.type == "type_identifier"
 
     @staticmethod
-    def _rename_fix(name: str, outcome: Outcome, start: int, end: int) -> Fix | None:
-        if not outcome.rewrite or not outcome.replacement:
+    def _rename_fix(name: str, outcome: Outcome, start: int, end: int, data: bytes = b"") -> Fix | None:
+        if not outcome.rewrite or outcome.replacement is None:
             return None
         safe = outcome.difficulty <= Difficulty.MECHANICAL
+        applicability = Applicability.SAFE if safe else Applicability.UNSAFE
+        if not outcome.replacement:  # nothing in its place: the name goes, with one of the blanks around it
+            if end < len(data) and data[end] in b" \t":
+                end += 1
+            elif start > 0 and data[start - 1] in b" \t":
+                start -= 1
+            return Fix(f"Remove `{name}`", (Edit(start, end, ""),), applicability)
         return Fix(
             title=f"Replace `{name}` with `{outcome.replacement}`",
             edits=(Edit(start, end, outcome.replacement),),
-            applicability=Applicability.SAFE if safe else Applicability.UNSAFE,
+            applicability=applicability,
         )
 
     @staticmethod
@@ -432,44 +442,60 @@ class CFamilyAnalyzer:
         return Fix(title, (insertion, *fix.edits), fix.applicability)
 
     def _runtime_insertion(self, scan: Scan, target: Target) -> int | None:
-        """Where the runtime include goes when a fix adds it: before the first include whose target header needs
-        it, when no include before that one brings the runtime (None: one does); else the first line of code.
-        Every fix that adds it uses this one place, so the same edit is shared, never made twice."""
-        for match in _INCLUDE.finditer(scan.data):
-            if not at_line_start(scan.data, match.start()):
-                continue
-            in_comment = node_at(scan.root, *match.span(2))
-            if in_comment is not None and in_comment.type == "comment":
-                continue
-            name = match.group(2).decode("utf-8", "replace").strip()
+        """Where the runtime include goes when a fix adds it (None: an include already brings it first). In a .cu
+        file at the top, where nvcc puts its implicit one; elsewhere before the first include whose target header
+        needs it. Every fix that adds it uses this one place, so the edit is shared, never made twice."""
+        for _, name, match in self._include_lines(scan):
             if self._declares_runtime(name, target.runtime_include):
                 return None
             symbol = self.ruleset.header(name)
             mapping = symbol.targets.get(target.name) if symbol is not None else None
             if name in target.after_runtime or (mapping is not None and mapping.replacement in target.after_runtime):
-                return scan.data.rfind(b"\n", 0, match.start()) + 1
+                return _first_code_line(scan) if _is_cu(scan) else scan.data.rfind(b"\n", 0, match.start()) + 1
         return _first_code_line(scan)
+
+    @staticmethod
+    def _include_lines(scan: Scan) -> Iterator[tuple[bool, str, re.Match[bytes]]]:
+        """(quoted, name, match) of every `#include` line of the buffer outside comments, in order."""
+        for match in _INCLUDE.finditer(scan.data):
+            if not at_line_start(scan.data, match.start()):
+                continue
+            node = node_at(scan.root, *match.span(2))
+            if node is not None and node.type == "comment":
+                continue
+            yield match.group(1) == b'"', match.group(2).decode("utf-8", "replace").strip(), match
 
     # ---- the runtime header nvcc includes implicitly ----------------------------------------------------------
     def _implicit_runtime(self, scan: Scan) -> Iterator[Finding]:
-        """A .cu file with kernels that includes no runtime header compiles with nvcc (which includes
-        cuda_runtime.h itself) but not with hipcc: offer the target's runtime include, as hipify does."""
+        """nvcc includes cuda_runtime.h at the top of every .cu file; hipcc includes nothing. A .cu file with
+        kernels but no runtime include, or one that includes a project header using CUDA names before any runtime
+        include (cuda-samples' helper_cuda.h tests `__CUDA_RUNTIME_H__`), needs the target's runtime include at
+        the top, as hipify adds it."""
         target = self.ruleset.targets.get(scan.context.target)
-        if target is None or not target.runtime_include or not scan.context.path.lower().endswith(".cu"):
+        if target is None or not target.runtime_include or not _is_cu(scan):
             return
-        written = [
-            (m.group(1) == b'"', m.group(2).decode("utf-8", "replace").strip()) for m in _INCLUDE.finditer(scan.data)
-        ]
-        names = {name for _, name in written}
+        early = self._header_before_runtime(scan, target)
+        if early is not None:
+            _, name, match = early
+            start, end = match.span(2)
+            if scan.wanted(start):
+                message = (
+                    f"nvcc includes the CUDA runtime before `{name}`, which uses CUDA names; {target.label} needs "
+                    f"`#include <{target.runtime_include}>` before it"
+                )
+                yield self._runtime_include_finding(scan, target, start, end, name, message, Difficulty.MECHANICAL)
+            return
+        written = list(self._include_lines(scan))
         followed = scan.context.includes
-        if any(self._declares_runtime(name, target.runtime_include) for name in names | (followed or set())):
+        names = {name for _, name, _ in written} | (followed or set())
+        if any(self._declares_runtime(name, target.runtime_include) for name in names):
             return
         # Quoted includes that are neither CUDA headers nor found in the project: one of them might bring the
         # runtime (its include path is the build's business), so the include is offered for review, not applied.
         unknown = (
             sorted(
                 name
-                for quoted, name in written
+                for quoted, name, _ in written
                 if quoted and self.ruleset.header(name) is None and not scan.context.is_project_file(name)
             )
             if followed is None
@@ -482,27 +508,49 @@ class CFamilyAnalyzer:
             if not scan.wanted(start):
                 return
             symbol = match.group(0).decode()
-            rule = self.ruleset.rule(IMPLICIT_RUNTIME_RULE)
-            header = target.runtime_include
             message = (
-                f"{rule.subject}: `{symbol}` relies on the runtime header nvcc includes implicitly; "
-                f"{target.label} needs `#include <{header}>`"
+                f"CUDA runtime: `{symbol}` relies on the runtime header nvcc includes implicitly; "
+                f"{target.label} needs `#include <{target.runtime_include}>`"
             )
-            difficulty = rule.difficulty.get(target.name, Difficulty.MECHANICAL)
+            floor = Difficulty.MECHANICAL
             if unknown:
                 shown = ", ".join(f"`{n}`" for n in unknown[:3])
                 message += f" unless {shown}, which cudaport could not find, already includes it"
-                difficulty = max(difficulty, Difficulty.MANUAL)
-            at = self._runtime_insertion(scan, target)
-            at = _first_code_line(scan) if at is None else at
-            fix = Fix(
-                title=f"Add `#include <{header}>`",
-                edits=(Edit(at, at, f"#include <{header}>{_newline(scan.data)}"),),
-                applicability=Applicability.SAFE if difficulty <= Difficulty.MECHANICAL else Applicability.UNSAFE,
-            )
-            outcome = Outcome(difficulty, header, message, True)
-            yield scan.finding(rule.code, start, end, outcome, symbol, fix, {"kind": "include"})
+                floor = Difficulty.MANUAL
+            yield self._runtime_include_finding(scan, target, start, end, symbol, message, floor)
             return
+
+    def _header_before_runtime(self, scan: Scan, target: Target) -> tuple[bool, str, re.Match[bytes]] | None:
+        """The first include of a project header that uses CUDA names without bringing the runtime, when it comes
+        before any include that does."""
+        for quoted, name, match in self._include_lines(scan):
+            if self._declares_runtime(name, target.runtime_include):
+                return None
+            if self.ruleset.header(name) is not None:
+                continue
+            facts = scan.context.include_facts(name)
+            if facts is None:
+                continue
+            if any(self._declares_runtime(n, target.runtime_include) for n in facts.names):
+                return None
+            if facts.uses_cuda:
+                return quoted, name, match
+        return None
+
+    def _runtime_include_finding(
+        self, scan: Scan, target: Target, start: int, end: int, symbol: str, message: str, floor: Difficulty
+    ) -> Finding:
+        rule = self.ruleset.rule(IMPLICIT_RUNTIME_RULE)
+        difficulty = max(rule.difficulty.get(target.name, Difficulty.MECHANICAL), floor)
+        header = target.runtime_include
+        at = _first_code_line(scan)
+        fix = Fix(
+            title=f"Add `#include <{header}>`",
+            edits=(Edit(at, at, f"#include <{header}>{_newline(scan.data)}"),),
+            applicability=Applicability.SAFE if difficulty <= Difficulty.MECHANICAL else Applicability.UNSAFE,
+        )
+        outcome = Outcome(difficulty, header, message, True)
+        return scan.finding(rule.code, start, end, outcome, symbol, fix, {"kind": "include"})
 
     def _declares_runtime(self, name: str, runtime_include: str) -> bool:
         """`cuda_runtime.h`, `cuda.h` (whose counterpart is the runtime header) or the runtime header itself."""
@@ -558,6 +606,17 @@ _DEFINE_HEAD = re.compile(rb"[ \t]*#[ \t]*define[ \t]+\Z")
 _DEFINE_VALUE = re.compile(rb"(?:\([^)\n]*\))?[ \t]+([A-Za-z_][\w:]*)")
 
 
+def _device_side_runtime_call(symbol: Symbol, node: Node, in_macro: bool) -> bool:
+    """A host runtime function called in device code: CUDA's device-side runtime (dynamic parallelism)."""
+    return (
+        symbol.kind == "function"
+        and symbol.rule in _HOST_RUNTIME_RULES
+        and not in_macro
+        and is_called(node)
+        and in_device_code(node, only=True)
+    )
+
+
 def _macro_defined_at(data: bytes, finding: Finding) -> str | None:
     """The value of a `#define` whose name is the finding (`#define cudaMalloc musaMalloc` -> musaMalloc)."""
     line_start = data.rfind(b"\n", 0, finding.start) + 1
@@ -586,6 +645,10 @@ def _occurrences(data: bytes, words: set[bytes], windows: list[tuple[int, int]])
                 position = find(word, end, hi)
     found.sort()
     return found
+
+
+def _is_cu(scan: Scan) -> bool:
+    return scan.context.path.lower().endswith(".cu")
 
 
 def _newline(data: bytes) -> str:

@@ -14,13 +14,14 @@ from tree_sitter import Node
 from ..models import Finding
 from ..ruleset import Symbol, TargetMapping
 from .base import starts_word
-from .tsutil import text
+from .tsutil import in_device_code, text
 
 if TYPE_CHECKING:
     from .cfamily import Scan
 
 KERNEL = "CP1030"
 LAUNCH = "CP1031"
+DEVICE_SIDE = "CP1033"  # dynamic parallelism: launches and runtime calls in device code
 
 _GLOBAL = re.compile(rb"__global__(?![\w$])")  # literal first: see base.starts_word
 _CHEVRONS = re.compile(rb"<<<")
@@ -65,6 +66,9 @@ def _launches(scan: Scan) -> Iterator[Finding]:
         if call is None or function is None or not scan.wanted(call.start_byte):
             continue
         name = " ".join(text(function).split())
+        if in_device_code(call, only=True):
+            yield device_side(scan, call.start_byte, chevrons.end_byte, name, "launch")
+            continue
         yield _finding(scan, LAUNCH, call.start_byte, chevrons.end_byte, name)
 
 
@@ -76,6 +80,13 @@ def _declared_name(definition: Node) -> Node | None:
     if declarator is None:
         return None
     return declarator.child_by_field_name("declarator")
+
+
+def device_side(scan: Scan, start: int, end: int, name: str, kind: str) -> Finding:
+    """A launch or a runtime call in device code: no target has a device-side runtime."""
+    symbol = Symbol(name, kind, DEVICE_SIDE, "cuda", {})
+    outcome = scan.ruleset.outcome(symbol, scan.context.target)
+    return scan.finding(DEVICE_SIDE, start, end, outcome, name, data={"kind": kind})
 
 
 def _finding(scan: Scan, rule: str, start: int, end: int, name: str) -> Finding:

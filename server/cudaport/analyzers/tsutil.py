@@ -44,10 +44,13 @@ def ancestor(node: Node | None, types: frozenset[str], limit: int = 64) -> Node 
     return None
 
 
-def in_device_code(node: Node) -> bool:
-    """Inside a `__device__`/`__global__` function or a `__device__` lambda."""
+def in_device_code(node: Node, only: bool = False) -> bool:
+    """Inside a `__device__`/`__global__` function or a `__device__` lambda; with `only`, not in one that is
+    `__host__ __device__` too (its host path may call host APIs, usually under `#ifndef __CUDA_ARCH__`)."""
     scope = ancestor(node.parent, _FUNCTION_SCOPES)
     while scope is not None:
+        if only and any(child.type == "__host__" or child.text == b"__host__" for child in scope.children):
+            return False
         for child in scope.children:
             if child.type in _DEVICE_QUALIFIERS:
                 return True

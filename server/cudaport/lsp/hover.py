@@ -10,7 +10,7 @@ from lsprotocol import types
 
 from ..models import Difficulty, Finding
 from ..output.formats import rule_url
-from ..ruleset import Rule, RuleSet, Symbol
+from ..ruleset import REMOVED, Rule, RuleSet, Symbol
 from .configuration import Resolved
 from .documents import Document
 from .features import register
@@ -156,6 +156,8 @@ def _target_rows(ruleset: RuleSet, rule: Rule, symbol: Symbol | None, target: st
             replacement = mapping.replacement if mapping is not None else ""
             if replacement == symbol.name:
                 counterpart = "same name"
+            elif replacement == REMOVED:
+                counterpart = "not needed (removed)"
             elif replacement:
                 counterpart = f"`{replacement}`"
             else:
