@@ -67,25 +67,40 @@ def test_fixed_fixture_compiles_with_hipcc(cli: Cli, hipcc: str, workdir: Path, 
     assert source.with_suffix(".o").stat().st_size > 0
 
 
-# fixture -> the lines hipcc rejects after the fix: each must carry a manual or blocker finding.
+# fixture -> the lines hipcc rejects after the fix; each error must carry a manual or blocker finding, on its own
+# line or on the line of a candidate hipcc names for it (an ambiguous operator is caused by the definition).
 LEFT_FOR_A_PERSON = {
     "device_intrinsics.cu": {16, 20, 26},  # `umin`, `__trap` and `CUDART_VERSION`, which HIP 5.2 lacks
     "nested_launch.cu": {9, 13, 14, 15, 16},  # a system-scope atomicInc, and launches and streams in device code
+    "device_report.cu": {7, 8, 14},  # overloads that HIP merges into one, and fields hipDeviceProp_t lacks
+    "vector_math.cu": {23},  # `sum += ...` is ambiguous: the project's operator+= and HIP's own
 }
+
+
+def _errors(stderr: str, name: str) -> list[tuple[int, set[int]]]:
+    """(line, lines of the notes that follow it) for every error hipcc reports in `name`."""
+    errors: list[tuple[int, set[int]]] = []
+    for match in re.finditer(r"^(\S+?):(\d+):\d+: (error|note): ", stderr, re.M):
+        if match.group(3) == "error" and match.group(1).endswith(name):
+            errors.append((int(match.group(2)), set()))
+        elif match.group(3) == "note" and errors and match.group(1).endswith(name):
+            errors[-1][1].add(int(match.group(2)))
+    return errors
 
 
 @pytest.mark.parametrize("name", sorted(LEFT_FOR_A_PERSON))
 def test_what_does_not_compile_after_the_fix_is_what_the_findings_left_for_a_person(
     cli: Cli, hipcc: str, workdir: Path, name: str
 ) -> None:
-    """hipcc's errors after the fix must fall exactly on lines where cudaport left a manual or blocker finding:
-    nothing breaks silently."""
+    """Nothing breaks silently: every error hipcc reports after the fix is explained by a finding left for a
+    person, on the failing line or on a candidate hipcc names for it."""
     copy_fixtures(workdir, [name])
     cli("fix", name, cwd=workdir)
     left = cli("check", name, "--format", "json", cwd=workdir).json()["diagnostics"]
     manual_lines = {d["line"] for d in left if d["difficulty"] in ("manual", "blocker")}
     result = _compile(hipcc, workdir / name, [])
     assert result.returncode != 0
-    error_lines = {int(m.group(1)) for m in re.finditer(rf"{re.escape(name)}:(\d+):\d+: error:", result.stderr)}
-    assert error_lines == LEFT_FOR_A_PERSON[name], result.stderr
-    assert error_lines <= manual_lines
+    errors = _errors(result.stderr, name)
+    assert {line for line, _ in errors} == LEFT_FOR_A_PERSON[name], result.stderr
+    for line, notes in errors:
+        assert line in manual_lines or notes & manual_lines, (line, result.stderr)

@@ -60,6 +60,7 @@ class Target:
     unsafe_renames: bool = True  # offer a `manual` counterpart as an unsafe rename
     init: RuntimeInit | None = None
     after_runtime: frozenset[str] = frozenset()  # target headers that only compile after `runtime_include`
+    vector_operators: frozenset[str] = frozenset()  # operators the target's own float4, int2, ... define
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +151,7 @@ _KIND_WORDS = {
     "namespace": "namespace",
     "pattern": "construct",
     "guard": "header macro",
+    "member": "struct field",
 }
 
 
@@ -350,6 +352,7 @@ def _load_targets(ruleset: RuleSet, path: Path) -> None:
             if init is not None
             else None,
             after_runtime=frozenset(str(h) for h in entry.get("after-runtime", [])),
+            vector_operators=frozenset(str(o) for o in entry.get("vector-operators", [])),
         )
     ruleset.sources.append(path)
 

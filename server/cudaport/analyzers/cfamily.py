@@ -16,7 +16,7 @@ from tree_sitter import Language, Node, Parser, Tree
 
 from ..models import Applicability, Difficulty, Edit, Finding, Fix
 from ..ruleset import Outcome, RuleSet, Symbol, Target, TargetMapping
-from . import kernels, ptx, warp
+from . import kernels, ptx, vectorops, warp
 from .base import WORD_BYTE, FileContext, search_windows
 from .calls import CallRewrite, load_call_rewrites
 from .clex import in_spans, literal_and_comment_spans
@@ -39,7 +39,7 @@ CUDA_LANGUAGE = Language(tree_sitter_cuda.language())
 _WORD = re.compile(rb"[A-Za-z_]\w*")
 # Starts with a literal `#` so the regex engine can skip ahead; `_at_line_start` checks the rest.
 _INCLUDE = re.compile(rb'#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]')
-_NAME_NODES = frozenset({"identifier", "type_identifier", "namespace_identifier", "primitive_type"})
+_NAME_NODES = frozenset({"identifier", "type_identifier", "namespace_identifier", "primitive_type", "field_identifier"})
 # Kernel syntax and builtins that nvcc makes available in a .cu file without any #include.
 _KERNEL_SYNTAX = re.compile(
     rb"(?<![\w$])(?:__global__|__device__|__shared__|__constant__|threadIdx|blockIdx|blockDim|gridDim|__syncthreads)"
@@ -164,11 +164,13 @@ class CFamilyAnalyzer:
         findings.extend(ptx.find_inline_asm(scan, self._ptx))
         findings.extend(warp.find_warp_assumptions(scan))
         findings.extend(kernels.find_kernels(scan))
+        findings.extend(vectorops.find_vector_operators(scan))
         init = self._runtime_init(scan, findings)
         if init is not None:
             findings.append(init)
         if scan.manual_calls:
             _leave_calls_whole(scan.manual_calls, findings)
+        _collapsing_overloads(scan, findings)
         if findings:
             self._mark_already_ported(scan, findings)
         findings.sort(key=Finding.sort_key)
@@ -193,9 +195,12 @@ class CFamilyAnalyzer:
             if found is None:
                 continue
             node, in_macro = found
-            if node.type == "field_identifier":
-                continue
             name = word.decode()
+            if (node.type == "field_identifier") != self._is_member(name):
+                continue  # a struct field is only a finding when the name is a field of a CUDA struct
+            if _declares_field(node):
+                user_defined.add(name)  # the user's own struct declares a field of that name
+                continue
             if not in_macro and _defines_function(node):
                 user_defined.add(name)  # the user's own function of that name: none of its uses are CUDA's
                 continue
@@ -214,6 +219,10 @@ class CFamilyAnalyzer:
                 finding = self._symbol_finding(scan, start, end, name, node, in_macro)
             if finding is not None:
                 yield finding
+
+    def _is_member(self, name: str) -> bool:
+        symbol = self.ruleset.symbols.get(name)
+        return symbol is not None and symbol.kind == "member"
 
     def _namespace_symbol(self, name: str, node: Node) -> Symbol | None:
         """The namespace row for this use: a qualified row (`thrust::cuda`) whose scopes match, else the plain
@@ -692,6 +701,11 @@ def _defines_function(node: Node) -> bool:
     return outer is not None and outer.type == "function_definition" and outer.child_by_field_name("body") is not None
 
 
+def _declares_field(node: Node) -> bool:
+    """`node` names a field where a struct declares it, not where code reads it (`p.mpsEnabled`)."""
+    return node.type == "field_identifier" and (node.parent is None or node.parent.type != "field_expression")
+
+
 _SIDE_EFFECTS = frozenset({"call_expression", "update_expression", "assignment_expression", "comma_expression"})
 
 
@@ -752,6 +766,38 @@ def _tests_name(data: bytes, directive: Node, name: str) -> bool:
     return re.search(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])", line) is not None
 
 
+def _collapsing_overloads(scan: Scan, findings: list[Finding]) -> None:
+    """Overloads that differ only in CUDA types the target merges: helper_cuda.h has `_cudaGetErrorEnum` for
+    `cudaError_t` and for `CUresult`, which both become `hipError_t`, so the renamed file defines one function twice.
+    Each such parameter type is left for a person."""
+    groups: dict[tuple[str, int, str], list[tuple[Finding, int]]] = {}
+    for finding in findings:
+        if finding.data.get("kind") != "type" or not finding.replacement or finding.fix is None:
+            continue
+        node = node_at(scan.root, finding.start, finding.end)
+        parameter = node.parent if node is not None else None
+        if parameter is None or parameter.type != "parameter_declaration" or parameter.parent is None:
+            continue
+        declarator = parameter.parent.parent
+        name = declarator.child_by_field_name("declarator") if declarator is not None else None
+        if declarator is None or declarator.type != "function_declarator" or name is None:
+            continue
+        index = [c.id for c in parameter.parent.named_children].index(parameter.id)
+        line = scan.data.count(b"\n", 0, finding.start) + 1
+        groups.setdefault((text(name), index, finding.replacement), []).append((finding, line))
+    for (function, _, merged), members in groups.items():
+        if len({f.symbol for f, _ in members}) < 2:
+            continue
+        where = ", ".join(f"`{f.symbol}` (line {line})" for f, line in members)
+        for finding, _ in members:
+            finding.fix = None
+            finding.replacement = None
+            finding.difficulty = max(finding.difficulty, Difficulty.MANUAL)
+            finding.message = (
+                f"{finding.message}; the overloads of `{function}` on {where} all become `{merged}`: keep one of them"
+            )
+
+
 def _leave_calls_whole(calls: list[tuple[int, int, str]], findings: list[Finding]) -> None:
     """A call a person rewrites keeps every argument as it is: renaming `cudaMemcpyHostToDevice` inside a
     `cudaMemcpy` left for a person would leave a line half CUDA, half the target's, that builds for neither."""
@@ -801,7 +847,7 @@ def _declared_elsewhere(scan: Scan, names: set[str]) -> set[str]:
                 and not _is_word_byte(data, end)
             ):
                 found = scan.code_node(position, end)
-                if found is not None and not found[1] and _defines_function(found[0]):
+                if found is not None and not found[1] and (_defines_function(found[0]) or _declares_field(found[0])):
                     declared.add(name)
             position = data.find(word, end)
     return declared

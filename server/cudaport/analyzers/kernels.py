@@ -22,8 +22,10 @@ if TYPE_CHECKING:
 KERNEL = "CP1030"
 LAUNCH = "CP1031"
 DEVICE_SIDE = "CP1033"  # dynamic parallelism: launches and runtime calls in device code
+LAUNCH_BOUNDS = "CP1034"  # __launch_bounds__ with a second argument, which HIP reads differently
 
 _GLOBAL = re.compile(rb"__global__(?![\w$])")  # literal first: see base.starts_word
+_BOUNDS = re.compile(rb"__launch_bounds__(?![\w$])")
 _CHEVRONS = re.compile(rb"<<<")
 _DEFINITIONS = frozenset({"function_definition"})
 
@@ -33,6 +35,27 @@ def find_kernels(scan: Scan) -> Iterator[Finding]:
         yield from _definitions(scan)
     if b"<<<" in scan.data:
         yield from _launches(scan)
+    if b"__launch_bounds__" in scan.data and LAUNCH_BOUNDS in scan.ruleset.rules:
+        yield from _launch_bounds(scan)
+
+
+def _launch_bounds(scan: Scan) -> Iterator[Finding]:
+    """`__launch_bounds__(threads, minBlocks)`: CUDA's second value is blocks per multiprocessor, HIP's is waves
+    per execution unit. Only targets with SIMT warps hear about it (the others rewrite the kernel anyway)."""
+    target = scan.ruleset.targets.get(scan.context.target)
+    if target is None or not target.lanes:
+        return
+    for match in (m for lo, hi in scan.windows for m in _BOUNDS.finditer(scan.data, lo, hi)):
+        start, end = match.span()
+        if not starts_word(scan.data, start) or not scan.wanted(start):
+            continue
+        found = scan.code_node(start, end)
+        bounds = found[0].parent if found is not None and not found[1] else None
+        if bounds is None or bounds.type != "launch_bounds" or len(bounds.named_children) < 2:
+            continue
+        symbol = Symbol("__launch_bounds__", "pattern", LAUNCH_BOUNDS, "cuda", {})
+        outcome = scan.ruleset.outcome(symbol, scan.context.target)
+        yield scan.finding(LAUNCH_BOUNDS, bounds.start_byte, bounds.end_byte, outcome, "__launch_bounds__")
 
 
 def _definitions(scan: Scan) -> Iterator[Finding]:
