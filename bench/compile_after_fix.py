@@ -10,8 +10,12 @@ includes are listed by the preprocessor itself (`hipcc -M -MG` on the original f
 do not count.
 
 Printed: the compile rate of each tool, then every error hipcc reports in cudaport's output, classified:
-- explained by a finding: cudaport left a `manual` or `blocker` finding on that line (of that file);
-- HIP 5.2 lacks it: the error names an API of `HIP52_GAPS` (newer ROCm has it; cudaport rates it for the newest);
+- a finding on the line: cudaport left a `manual` or `blocker` finding on that line (of that file);
+- a finding at the cause: on a candidate hipcc names in a note (an ambiguous operator's other definition), on the
+  `#if` that selects the failing code, or, for a name hipcc does not know, on the `#if` around its declaration or
+  around the include that brings it;
+- HIP 5.2 lacks it: the error names a HIP API that cudaport's rule data gives as a counterpart (or that the newer
+  HIP headers of --newer-hip declare) but Debian's HIP 5.2 headers do not, or one of `HIP52_GAPS`; listed by name;
 - unexplained: the rewrite broke something silently. The goal is none.
 The rates count files; an error in a shared header (cuda-samples' Common/helper_cuda.h) fails every file using it.
 """
@@ -36,6 +40,9 @@ from cudaport.ruleset import load_ruleset
 
 C_SUFFIXES = {".cu", ".cuh", ".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".inl"}
 HIP_INCLUDE_ROOTS = [Path("/usr/include")]
+# Where Debian's HIP 5.2 and its libraries put their headers.
+HIP_52_HEADERS = [Path(p) for p in ("/usr/include/hip", "/usr/include/hiprand", "/usr/include/rocrand",
+                                     "/usr/include/hipsparse", "/usr/include/rocsparse")]  # fmt: skip
 # APIs Debian's HIP 5.2 does not have that newer ROCm releases do (../shared/notes/compile-checking-hip.md): an
 # error naming one of them is the old compiler's, not the rewrite's.
 HIP52_GAPS = {
@@ -58,14 +65,23 @@ HIP52_GAPS = {
     "hipGraphAddMemFreeNode": "graph memory nodes arrived after HIP 5.2",
     "hipDeviceGraphMemTrim": "graph memory nodes arrived after HIP 5.2",
 }
-_ERROR = re.compile(r"^(?P<path>[^\s:][^:\n]*):(?P<line>\d+):(?P<col>\d+): (?:fatal )?error: (?P<message>.*)$", re.M)
+_DIAGNOSTIC = re.compile(
+    r"^(?P<path>[^\s:][^:\n]*):(?P<line>\d+):(?P<col>\d+): (?P<kind>(?:fatal )?error|note): (?P<message>.*)$", re.M
+)
+_QUOTED = re.compile(r"'([A-Za-z_]\w*)'")
+_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b")
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]')
+
+
+Error = tuple[str, int, str]  # (file relative to the tree, line, message)
 
 
 @dataclass
 class Outcome:
     path: str  # relative to the tree
     ok: bool
-    errors: list[tuple[str, int, str]] = field(default_factory=list)  # (file relative to the tree, line, message)
+    errors: list[Error] = field(default_factory=list)
+    notes: dict[Error, list[tuple[str, int]]] = field(default_factory=dict)  # the notes hipcc prints after each
 
 
 def hip_env() -> dict[str, str]:
@@ -114,14 +130,21 @@ def cuda_to_hip_headers() -> dict[str, str]:
 
 
 def compile_one(hipcc: str, root: Path, relative: str, includes: list[str]) -> Outcome:
-    command = [hipcc, *compile_flags(includes), "-fsyntax-only", "-ferror-limit=0", relative]
+    own = str(Path(relative).parent)  # the sample's own folder, as its build puts it on the include path
+    command = [hipcc, *compile_flags([*includes, own]), "-fsyntax-only", "-ferror-limit=0", relative]
     result = subprocess.run(command, capture_output=True, text=True, env=hip_env(), cwd=root, timeout=900)
-    errors = []
-    for match in _ERROR.finditer(result.stderr):
+    outcome = Outcome(relative, result.returncode == 0)
+    current: Error | None = None
+    for match in _DIAGNOSTIC.finditer(result.stderr):
         path = Path(match["path"])
         shown = os.path.relpath(path if path.is_absolute() else root / path, root)
-        errors.append((shown, int(match["line"]), match["message"]))
-    return Outcome(relative, result.returncode == 0, errors)
+        if match["kind"] == "note":
+            if current is not None:
+                outcome.notes.setdefault(current, []).append((shown, int(match["line"])))
+            continue
+        current = (shown, int(match["line"]), match["message"])
+        outcome.errors.append(current)
+    return outcome
 
 
 def compile_all(hipcc: str, root: Path, files: list[str], includes: list[str], jobs: int) -> dict[str, Outcome]:
@@ -158,29 +181,135 @@ def person_lines(tree: Path) -> set[tuple[str, int]]:
     }
 
 
-def gap_of(message: str) -> str | None:
-    for name in HIP52_GAPS:
-        if re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", message):
-            return name
-    return None
+class Explainer:
+    """Why an error is there: the findings cudaport left in the fixed tree, followed to the cause."""
+
+    def __init__(self, tree: Path, flagged: set[tuple[str, int]], gaps: dict[str, str]) -> None:
+        self.tree = tree
+        self.flagged = flagged
+        self.gaps = gaps
+        self._lines: dict[str, list[str]] = {}
+        self._chains: dict[str, list[tuple[int, int, list[int]]]] = {}
+        self._declared: dict[str, list[tuple[str, int]]] | None = None
+
+    def lines(self, path: str) -> list[str]:
+        if path not in self._lines:
+            try:
+                text = (self.tree / path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = ""
+            self._lines[path] = text.splitlines()
+        return self._lines[path]
+
+    def chains(self, path: str) -> list[tuple[int, int, list[int]]]:
+        """(first line, last line, lines of its #if/#elif) of every conditional chain of a file."""
+        if path not in self._chains:
+            chains: list[tuple[int, int, list[int]]] = []
+            stack: list[tuple[int, list[int]]] = []
+            for number, line in enumerate(self.lines(path), start=1):
+                match = _DIRECTIVE.match(line)
+                if match is None:
+                    continue
+                keyword = match.group(1)
+                if keyword.startswith("if"):
+                    stack.append((number, [number]))
+                elif keyword == "elif" and stack:
+                    stack[-1][1].append(number)
+                elif keyword == "endif" and stack:
+                    start, tests = stack.pop()
+                    chains.append((start, number, tests))
+            chains.extend((start, len(self.lines(path)), tests) for start, tests in stack)
+            self._chains[path] = chains
+        return self._chains[path]
+
+    def selected_by_finding(self, path: str, line: int) -> bool:
+        """The line sits in a conditional chain whose test carries a finding (`#if CUDART_VERSION >= 2020`)."""
+        normal = os.path.normpath(path)
+        return any(
+            start <= line <= end and any((normal, test) in self.flagged for test in tests)
+            for start, end, tests in self.chains(path)
+        )
+
+    def declarations(self, name: str) -> list[tuple[str, int]]:
+        if self._declared is None:
+            self._declared = {}
+            for source in self.tree.rglob("*"):
+                if source.suffix.lower() not in C_SUFFIXES or not source.is_file():
+                    continue
+                relative = str(source.relative_to(self.tree))
+                for number, line in enumerate(self.lines(relative), start=1):
+                    for word in set(re.findall(r"[A-Za-z_]\w*", line)):
+                        self._declared.setdefault(word, []).append((relative, number))
+        return self._declared.get(name, [])
+
+    def why(self, error: Error, notes: list[tuple[str, int]]) -> str:
+        path, line, message = error
+        if (os.path.normpath(path), line) in self.flagged:
+            return "finding"
+        if any((os.path.normpath(p), n) in self.flagged for p, n in notes) or self.selected_by_finding(path, line):
+            return "cause"
+        names = _QUOTED.findall(message)
+        for name in names:
+            if self._declared_under_finding(path, name):
+                return "cause"
+        if any(name in self.gaps for name in names):
+            return "gap"
+        return "unexplained"
+
+    def _declared_under_finding(self, path: str, name: str) -> bool:
+        """A name hipcc does not know, declared where a flagged `#if` leaves it out, or in a header whose include a
+        flagged `#if` leaves out."""
+        for where, number in self.declarations(name):
+            if self.selected_by_finding(where, number):
+                return True
+            basename = os.path.basename(where)
+            for include_line, text in enumerate(self.lines(path), start=1):
+                match = _INCLUDE.match(text)
+                if (
+                    match
+                    and os.path.basename(match.group(1)) == basename
+                    and self.selected_by_finding(path, include_line)
+                ):
+                    return True
+        return False
 
 
-def classify(outcomes: Iterable[Outcome], flagged: set[tuple[str, int]]) -> dict[str, list[tuple[str, int, str]]]:
+def hip52_gaps(ruleset_hip_names: set[str], newer: list[Path]) -> dict[str, str]:
+    """HIP names that newer ROCm has and Debian's HIP 5.2 headers do not declare: name -> where it comes from."""
+    declared: set[str] = set()
+    for folder in HIP_52_HEADERS:
+        for header in folder.rglob("*.h*"):
+            declared.update(re.findall(r"[A-Za-z_]\w*", header.read_text(encoding="utf-8", errors="replace")))
+    gaps = {name: why for name, why in HIP52_GAPS.items()}
+    gaps.update({n: "a HIP counterpart in cudaport's rule data" for n in ruleset_hip_names - declared})
+    for folder in newer:
+        for header in folder.rglob("*.h*"):
+            for name in set(re.findall(r"[A-Za-z_]\w*", header.read_text(encoding="utf-8", errors="replace"))):
+                if name not in declared and name not in gaps:
+                    gaps[name] = f"declared by {folder.name}'s newer HIP headers"
+    return gaps
+
+
+def rule_data_hip_names() -> set[str]:
+    ruleset = load_ruleset()
+    names = set()
+    for symbol in ruleset.symbols.values():
+        mapping = symbol.targets.get("hip")
+        if mapping is not None and mapping.replacement and mapping.replacement != symbol.name:
+            names.add(mapping.replacement)
+    return names
+
+
+def classify(outcomes: Iterable[Outcome], explainer: Explainer) -> dict[str, list[Error]]:
     """Each distinct error (file, line, message) once, under why it is there."""
-    seen: set[tuple[str, int, str]] = set()
-    kinds: dict[str, list[tuple[str, int, str]]] = {"finding": [], "gap": [], "unexplained": []}
+    seen: set[Error] = set()
+    kinds: dict[str, list[Error]] = {"finding": [], "cause": [], "gap": [], "unexplained": []}
     for outcome in outcomes:
         for error in outcome.errors:
             if error in seen:
                 continue
             seen.add(error)
-            path, line, message = error
-            if (os.path.normpath(path), line) in flagged:
-                kinds["finding"].append(error)
-            elif gap_of(message) is not None:
-                kinds["gap"].append(error)
-            else:
-                kinds["unexplained"].append(error)
+            kinds[explainer.why(error, outcome.notes.get(error, []))].append(error)
     return kinds
 
 
@@ -202,6 +331,13 @@ def main() -> int:
     parser.add_argument("--show", type=int, default=40, help="unexplained errors to print (default 40)")
     parser.add_argument("--keep", type=Path, help="keep the fixed copies in this folder")
     parser.add_argument("--no-hipify", action="store_true", help="measure cudaport only (quicker while iterating)")
+    parser.add_argument(
+        "--newer-hip",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="headers of a newer HIP (ROCm/HIP's include/, say): what they declare and 5.2 lacks counts as a gap",
+    )
     args = parser.parse_args()
 
     hipcc = shutil.which("hipcc")
@@ -253,13 +389,17 @@ def _run(hipcc: str, hipify: str | None, source: Path, work: Path, args: argpars
     else:
         print("  hipify-perl                 not on PATH: not compared")
 
-    kinds = classify(ours.values(), person_lines(fixed))
+    gaps = hip52_gaps(rule_data_hip_names(), [Path(p) for p in args.newer_hip])
+    explainer = Explainer(fixed, person_lines(fixed), gaps)
+    kinds = classify(ours.values(), explainer)
     total = sum(len(v) for v in kinds.values())
     print(f"\nerrors in cudaport's output: {total} distinct")
-    print(f"  on a line with a manual/blocker finding  {len(kinds['finding']):5d}")
-    gaps = Counter(gap_of(m) for _, _, m in kinds["gap"])
-    print(f"  an API HIP 5.2 lacks                     {len(kinds['gap']):5d}  " + ", ".join(
-        f"{name} ×{n}" for name, n in gaps.most_common()))  # fmt: skip
+    print(f"  a manual/blocker finding on the line     {len(kinds['finding']):5d}")
+    print(f"  a manual/blocker finding at the cause    {len(kinds['cause']):5d}  (a note's candidate, the #if around)")
+    missing = Counter(next(n for n in _QUOTED.findall(m) if n in gaps) for _, _, m in kinds["gap"])
+    print(f"  an API HIP 5.2 lacks                     {len(kinds['gap']):5d}")
+    for name, count in missing.most_common():
+        print(f"    {name} ×{count}: {gaps[name]}")
     print(f"  unexplained                              {len(kinds['unexplained']):5d}")
     shapes = Counter(_shape(message) for _, _, message in kinds["unexplained"])
     for shape, count in shapes.most_common(args.show):

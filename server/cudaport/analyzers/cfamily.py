@@ -769,33 +769,55 @@ def _tests_name(data: bytes, directive: Node, name: str) -> bool:
 def _collapsing_overloads(scan: Scan, findings: list[Finding]) -> None:
     """Overloads that differ only in CUDA types the target merges: helper_cuda.h has `_cudaGetErrorEnum` for
     `cudaError_t` and for `CUresult`, which both become `hipError_t`, so the renamed file defines one function twice.
-    Each such parameter type is left for a person."""
-    groups: dict[tuple[str, int, str], list[tuple[Finding, int]]] = {}
+    The first overload keeps its rename (or is already on the target's type); the others are left for a person
+    (they keep their CUDA type, and only fail to build where they are compiled: helper_cuda.h's `CUresult` one sits
+    under `#ifdef CUDA_DRIVER_API`)."""
+    groups: dict[tuple[str, int, str], list[tuple[int, Finding | None]]] = {}
     for finding in findings:
         if finding.data.get("kind") != "type" or not finding.replacement or finding.fix is None:
             continue
-        node = node_at(scan.root, finding.start, finding.end)
-        parameter = node.parent if node is not None else None
-        if parameter is None or parameter.type != "parameter_declaration" or parameter.parent is None:
+        slot = _parameter_slot(node_at(scan.root, finding.start, finding.end))
+        if slot is not None:
+            groups.setdefault((*slot, finding.replacement), []).append((finding.start, finding))
+    for (function, index, merged), members in groups.items():
+        # overloads already written with the merged type count too: `fix` must not rename a second one next time
+        members.extend((at, None) for at in _parameters_spelled(scan, function, index, merged))
+        if len(members) < 2:
             continue
-        declarator = parameter.parent.parent
-        name = declarator.child_by_field_name("declarator") if declarator is not None else None
-        if declarator is None or declarator.type != "function_declarator" or name is None:
-            continue
-        index = [c.id for c in parameter.parent.named_children].index(parameter.id)
-        line = scan.data.count(b"\n", 0, finding.start) + 1
-        groups.setdefault((text(name), index, finding.replacement), []).append((finding, line))
-    for (function, _, merged), members in groups.items():
-        if len({f.symbol for f, _ in members}) < 2:
-            continue
-        where = ", ".join(f"`{f.symbol}` (line {line})" for f, line in members)
-        for finding, _ in members:
-            finding.fix = None
-            finding.replacement = None
-            finding.difficulty = max(finding.difficulty, Difficulty.MANUAL)
-            finding.message = (
-                f"{finding.message}; the overloads of `{function}` on {where} all become `{merged}`: keep one of them"
+        members.sort(key=lambda member: member[0])
+        first_line = scan.data.count(b"\n", 0, members[0][0]) + 1
+        for _, later in members[1:]:
+            if later is None:
+                continue
+            later.fix = None
+            later.replacement = None
+            later.difficulty = max(later.difficulty, Difficulty.MANUAL)
+            later.message = (
+                f"{later.message}; with the overload of `{function}` on line {first_line} it becomes one "
+                f"function on `{merged}`: keep one of them"
             )
+
+
+def _parameter_slot(node: Node | None) -> tuple[str, int] | None:
+    """(function name, parameter index) when `node` is the type of a parameter of a function declarator."""
+    parameter = node.parent if node is not None else None
+    if parameter is None or parameter.type != "parameter_declaration" or parameter.parent is None:
+        return None
+    declarator = parameter.parent.parent
+    name = declarator.child_by_field_name("declarator") if declarator is not None else None
+    if declarator is None or declarator.type != "function_declarator" or name is None:
+        return None
+    return text(name), [c.id for c in parameter.parent.named_children].index(parameter.id)
+
+
+def _parameters_spelled(scan: Scan, function: str, index: int, spelled: str) -> list[int]:
+    """Starts of the parameter types written `spelled` at `index` in the file's declarations of `function`."""
+    found = []
+    for match in re.finditer(rb"(?<![\w$])" + re.escape(spelled.encode()) + rb"(?![\w$])", scan.data):
+        node = node_at(scan.root, match.start(), match.end())
+        if node is not None and _parameter_slot(node) == (function, index):
+            found.append(match.start())
+    return found
 
 
 def _leave_calls_whole(calls: list[tuple[int, int, str]], findings: list[Finding]) -> None:

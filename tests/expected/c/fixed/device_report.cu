@@ -4,7 +4,7 @@
 #include <hip/hip_runtime.h>
 #include <hip/hip_runtime.h>
 
-static const char* describe(cudaError_t status) { return hipGetErrorName(status); }
+static const char* describe(hipError_t status) { return hipGetErrorName(status); }
 static const char* describe(CUresult status) { return status == hipSuccess ? "success" : "driver error"; }
 
 int main() {
