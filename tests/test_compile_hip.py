@@ -72,7 +72,7 @@ def test_fixed_fixture_compiles_with_hipcc(cli: Cli, hipcc: str, workdir: Path, 
 LEFT_FOR_A_PERSON = {
     "device_intrinsics.cu": {16, 20, 26},  # `umin`, `__trap` and `CUDART_VERSION`, which HIP 5.2 lacks
     "nested_launch.cu": {9, 13, 14, 15, 16},  # a system-scope atomicInc, and launches and streams in device code
-    "device_report.cu": {8, 14},  # the second of two overloads that HIP merges into one, and fields hipDeviceProp_t lacks
+    "device_report.cu": {8, 14},  # the second of two overloads HIP merges, fields hipDeviceProp_t lacks
     "vector_math.cu": {23},  # `sum += ...` is ambiguous: the project's operator+= and HIP's own
     "newer_toolkit.cu": {10, 11, 14},  # CUDA 12-13 APIs that HIPIFY's tables do not list yet
 }
