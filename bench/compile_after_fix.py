@@ -16,6 +16,8 @@ Printed: the compile rate of each tool, then every error hipcc reports in cudapo
   around the include that brings it;
 - HIP 5.2 lacks it: the error names a HIP API that cudaport's rule data gives as a counterpart (or that the newer
   HIP headers of --newer-hip declare) but Debian's HIP 5.2 headers do not, or one of `HIP52_GAPS`; listed by name;
+- after a gap: later errors of a file that already fails on such a gap (hipcc goes on with what the missing
+  declaration left undefined);
 - unexplained: the rewrite broke something silently. The goal is none.
 The rates count files; an error in a shared header (cuda-samples' Common/helper_cuda.h) fails every file using it.
 """
@@ -68,6 +70,7 @@ HIP52_GAPS = {
 _DIAGNOSTIC = re.compile(
     r"^(?P<path>[^\s:][^:\n]*):(?P<line>\d+):(?P<col>\d+): (?P<kind>(?:fatal )?error|note): (?P<message>.*)$", re.M
 )
+_C_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _QUOTED = re.compile(r"'([A-Za-z_]\w*)'")
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b")
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]')
@@ -279,7 +282,10 @@ def hip52_gaps(ruleset_hip_names: set[str], newer: list[Path]) -> dict[str, str]
     declared: set[str] = set()
     for folder in HIP_52_HEADERS:
         for header in folder.rglob("*.h*"):
-            declared.update(re.findall(r"[A-Za-z_]\w*", header.read_text(encoding="utf-8", errors="replace")))
+            if {"nvidia_detail", "nvcc_detail"} & set(header.parts):
+                continue  # HIP's NVIDIA platform maps to CUDA's names: not what the AMD build declares
+            text = _C_COMMENT.sub(" ", header.read_text(encoding="utf-8", errors="replace"))
+            declared.update(re.findall(r"[A-Za-z_]\w*", text))
     gaps = {name: why for name, why in HIP52_GAPS.items()}
     gaps.update({n: "a HIP counterpart in cudaport's rule data" for n in ruleset_hip_names - declared})
     for folder in newer:
@@ -303,13 +309,18 @@ def rule_data_hip_names() -> set[str]:
 def classify(outcomes: Iterable[Outcome], explainer: Explainer) -> dict[str, list[Error]]:
     """Each distinct error (file, line, message) once, under why it is there."""
     seen: set[Error] = set()
-    kinds: dict[str, list[Error]] = {"finding": [], "cause": [], "gap": [], "unexplained": []}
+    kinds: dict[str, list[Error]] = {"finding": [], "cause": [], "gap": [], "after-gap": [], "unexplained": []}
     for outcome in outcomes:
+        first_gap: dict[str, int] = {}
         for error in outcome.errors:
-            if error in seen:
-                continue
-            seen.add(error)
-            kinds[explainer.why(error, outcome.notes.get(error, []))].append(error)
+            why = explainer.why(error, outcome.notes.get(error, []))
+            if why == "gap":
+                first_gap.setdefault(error[0], error[1])
+            elif why == "unexplained" and error[0] in first_gap and error[1] >= first_gap[error[0]]:
+                why = "after-gap"  # hipcc goes on with what the missing declaration left undefined
+            if error not in seen:
+                seen.add(error)
+                kinds[why].append(error)
     return kinds
 
 
@@ -400,6 +411,9 @@ def _run(hipcc: str, hipify: str | None, source: Path, work: Path, args: argpars
     print(f"  an API HIP 5.2 lacks                     {len(kinds['gap']):5d}")
     for name, count in missing.most_common():
         print(f"    {name} ×{count}: {gaps[name]}")
+    print(
+        f"  after such a gap in the same file        {len(kinds['after-gap']):5d}  (what the missing declaration left)"
+    )
     print(f"  unexplained                              {len(kinds['unexplained']):5d}")
     shapes = Counter(_shape(message) for _, _, message in kinds["unexplained"])
     for shape, count in shapes.most_common(args.show):

@@ -101,7 +101,8 @@ def test_every_api_name_is_reported_by_check_with_its_counterpart(cli: Cli, rule
         if calls is not None:
             count = max(int(n) for n in re.findall(r"\{&?(\d+)(?!\?)(?::[^{}]+)?\}", calls[0].template))
             lines.append(f"  {name}({', '.join(f'a{i}' for i in range(1, count + 1))});")
-            callees[name] = calls[0].callee
+            # a template for one form of the API gives way when the file names the other form (this one does)
+            callees[name] = "" if calls[0].unless_file_mentions else calls[0].callee
         elif row["kind"] in ("function", "device_function"):
             lines.append(f"  {name}();")
         elif row["kind"] == "type":
@@ -122,7 +123,7 @@ def test_every_api_name_is_reported_by_check_with_its_counterpart(cli: Cli, rule
         rule = ruleset.rule(diagnostic["rule"])
         hip = row["hip_name"]
         if name in callees:
-            if diagnostic["replacement"] != callees[name]:
+            if diagnostic["replacement"] != (callees[name] or None):
                 problems.append(f"{name}: replacement {diagnostic['replacement']!r}, calls.toml says {callees[name]!r}")
         elif not hip and (
             diagnostic["replacement"] is not None or diagnostic["difficulty"] in ("portable", "mechanical")

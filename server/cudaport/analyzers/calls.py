@@ -70,6 +70,8 @@ class CallRewrite:
     require: Mapping[int, tuple[str, ...]] = field(default_factory=dict)  # argument -> allowed spellings
     same: tuple[int, ...] = ()  # arguments that must be written identically (an in-place call)
     names: tuple[int, ...] = ()  # arguments that must be a plain (qualified) name, such as a `__constant__` symbol
+    # words whose presence in the file means the call is another form of the API (CUDA 13's cudaMemLocation)
+    unless_file_mentions: tuple[str, ...] = ()
     shape: str = ""  # the target's signature, for a person rewriting the call by hand
 
     @property
@@ -140,6 +142,7 @@ def load_call_rewrites(table: Mapping[str, Any] | None) -> dict[tuple[str, str],
             require={int(k): tuple(_normal(str(v)) for v in values) for k, values in entry.get("require", {}).items()},
             same=tuple(int(i) for i in entry.get("same", [])),
             names=tuple(int(i) for i in entry.get("names", [])),
+            unless_file_mentions=tuple(str(w) for w in entry.get("unless-file-mentions", [])),
             shape=str(entry.get("shape", "")),
         )
         key = (rewrite.symbol, rewrite.target)

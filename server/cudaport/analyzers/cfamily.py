@@ -364,6 +364,8 @@ class CFamilyAnalyzer:
         nodes = [a for a in arguments.named_children if a.type != "comment"]
         args = [scan.data[a.start_byte : a.end_byte].decode() for a in nodes]
         for call in calls:
+            if any(_mentions(scan.data, word) for word in call.unless_file_mentions):
+                continue
             rendered = call.render(args, pure=lambda index: _side_effect_free(nodes[index - 1]))
             if rendered is None:
                 continue
@@ -720,6 +722,10 @@ def _side_effect_free(node: Node) -> bool:
     return True
 
 
+def _mentions(data: bytes, word: str) -> bool:
+    return re.search(rb"(?<![\w$])" + re.escape(word.encode()) + rb"(?![\w$])", data) is not None
+
+
 def _node_span(node: Node | None) -> tuple[int, int] | None:
     return (node.start_byte, node.end_byte) if node is not None else None
 
@@ -782,8 +788,9 @@ def _collapsing_overloads(scan: Scan, findings: list[Finding]) -> None:
     for (function, index, merged), members in groups.items():
         # overloads already written with the merged type count too: `fix` must not rename a second one next time
         members.extend((at, None) for at in _parameters_spelled(scan, function, index, merged))
-        if len(members) < 2:
-            continue
+        spellings = {finding.symbol if finding is not None else merged for _, finding in members}
+        if len(spellings) < 2:
+            continue  # a prototype and its definition, or overloads on one CUDA type: nothing merges
         members.sort(key=lambda member: member[0])
         first_line = scan.data.count(b"\n", 0, members[0][0]) + 1
         for _, later in members[1:]:

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <hip/hip_runtime.h>
 
+void report(hipStream_t stream, hipError_t status, void* user);
+
 struct Weights {
   float taps[64];
 };

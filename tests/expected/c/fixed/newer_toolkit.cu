@@ -1,5 +1,5 @@
-// Start-up checks written against a recent CUDA toolkit: the device a stream runs on, and which atomics the host
-// may use on device memory. Both APIs are newer than HIPIFY's tables.
+// Start-up checks written against a recent CUDA toolkit: the device a stream runs on, which atomics the host may
+// use on device memory (both newer than HIPIFY's tables), and prefetching in CUDA 13's form, by memory location.
 #include <cstdio>
 #include <hip/hip_runtime.h>
 
@@ -12,6 +12,13 @@ int main() {
   unsigned int capabilities = 0;
   cudaDeviceGetHostAtomicCapabilities(&capabilities, operations, 1, device);
   std::printf("device %d, host atomics %s\n", device, capabilities & cudaAtomicCapabilityScalar32 ? "yes" : "no");
+  float* shared = nullptr;
+  hipMallocManaged(&shared, 4096);
+  hipMemLocation here;
+  here.type = hipMemLocationTypeDevice;
+  here.id = device;
+  cudaMemAdvise(shared, 4096, cudaMemAdviseSetPreferredLocation, here);
+  cudaMemPrefetchAsync(shared, 4096, here, 0, stream);
   hipStreamDestroy(stream);
   return 0;
 }
