@@ -61,6 +61,7 @@ class Target:
     init: RuntimeInit | None = None
     after_runtime: frozenset[str] = frozenset()  # target headers that only compile after `runtime_include`
     vector_operators: frozenset[str] = frozenset()  # operators the target's own float4, int2, ... define
+    pointer_types: tuple[str, ...] = ()  # CUDA integer types that are pointers on the target (CUdeviceptr)
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,6 +354,7 @@ def _load_targets(ruleset: RuleSet, path: Path) -> None:
             else None,
             after_runtime=frozenset(str(h) for h in entry.get("after-runtime", [])),
             vector_operators=frozenset(str(o) for o in entry.get("vector-operators", [])),
+            pointer_types=tuple(str(t) for t in entry.get("pointer-types", [])),
         )
     ruleset.sources.append(path)
 

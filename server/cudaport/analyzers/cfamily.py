@@ -16,7 +16,7 @@ from tree_sitter import Language, Node, Parser, Tree
 
 from ..models import Applicability, Difficulty, Edit, Finding, Fix
 from ..ruleset import Outcome, RuleSet, Symbol, Target, TargetMapping
-from . import kernels, ptx, vectorops, warp
+from . import kernels, pointers, ptx, vectorops, warp
 from .base import WORD_BYTE, FileContext, search_windows
 from .calls import CallRewrite, load_call_rewrites
 from .clex import in_spans, literal_and_comment_spans
@@ -165,6 +165,7 @@ class CFamilyAnalyzer:
         findings.extend(warp.find_warp_assumptions(scan))
         findings.extend(kernels.find_kernels(scan))
         findings.extend(vectorops.find_vector_operators(scan))
+        findings.extend(pointers.find_pointer_arithmetic(scan))
         init = self._runtime_init(scan, findings)
         if init is not None:
             findings.append(init)
