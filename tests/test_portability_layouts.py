@@ -78,3 +78,59 @@ def test_another_platforms_vendor_header_is_never_rewritten(cli: Cli, tmp_path: 
     cli("fix", ".", cwd=cuda)
     assert (cuda / "vendors" / "musa.h").read_text() == before
     assert (cuda / "ggml-cuda.cu").read_text() == BACKEND  # already ported: fix leaves it alone
+
+
+def test_a_vendor_header_with_windows_line_endings_still_maps_the_names(cli: Cli, tmp_path: Path) -> None:
+    cuda = _project(tmp_path)
+    (cuda / "vendors" / "hip.h").write_bytes(HIP_VENDOR.replace("\n", "\r\n").encode())
+    rows = _rows(cli, cuda, "ggml-cuda.cu")
+    assert rows == [
+        ("ggml-cuda.cu", 5, "CP1001", "cudaMalloc", "portable"),
+        ("ggml-cuda.cu", 8, "CP1001", "cudaFree", "portable"),
+    ]
+
+
+# mamba / causal-conv1d style: one header picks CUB or hipCUB, and aliases the namespace for ROCm.
+CUB_SELECT = """#pragma once
+#ifdef USE_ROCM
+#include <hipcub/hipcub.hpp>
+namespace cub = hipcub;
+#else
+#include <cub/cub.cuh>
+#endif
+"""
+SCAN_KERNEL = """#include "static_switch.h"
+#include "cub_select.h"
+
+template <int THREADS>
+__global__ void block_sums(const float* in, float* out) {
+  using BlockReduce = cub::BlockReduce<float, THREADS>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  float total = BlockReduce(storage).Sum(in[threadIdx.x]);
+  if (threadIdx.x == 0) out[blockIdx.x] = total;
+}
+"""
+
+
+def test_a_cub_namespace_alias_under_use_rocm_leaves_the_cub_uses_alone(cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "cub_select.h").write_text(CUB_SELECT)
+    (tmp_path / "static_switch.h").write_text("#pragma once\n#define BOOL_SWITCH(c, n, ...) __VA_ARGS__\n")
+    (tmp_path / "scan.cu").write_text(SCAN_KERNEL)
+    aliases = [
+        "namespace cub = hipcub;",
+        "using namespace hipcub;",  # not an alias: the kernel's cub:: uses are still CUDA's
+    ]
+    rows = _rows(cli, tmp_path, "scan.cu", "cub_select.h")
+    assert ("scan.cu", 6, "CP1015", "cub", "portable") in rows, rows
+    assert ("cub_select.h", 6, "CP1015", "cub/cub.cuh", "portable") in rows, rows
+    report = cli("check", "scan.cu", "--format", "json", cwd=tmp_path).json()
+    cub = next(d for d in report["diagnostics"] if d["symbol"] == "cub")
+    assert cub["message"].endswith("already mapped to `hipcub` by cub_select.h")
+    # fix leaves the dual-stack tree as it is, so the CUDA build keeps working
+    cli("fix", ".", cwd=tmp_path)
+    assert (tmp_path / "scan.cu").read_text() == SCAN_KERNEL
+    assert (tmp_path / "cub_select.h").read_text() == CUB_SELECT
+    # without the alias, the same kernel's cub:: is work to do
+    (tmp_path / "cub_select.h").write_text(CUB_SELECT.replace(aliases[0], aliases[1]))
+    rows = _rows(cli, tmp_path, "scan.cu")
+    assert ("scan.cu", 6, "CP1015", "cub", "mechanical") in rows, rows

@@ -174,7 +174,7 @@ class ProjectIndex:
         info = _Header(
             stat.st_mtime,
             includes,
-            shim_definitions(data, self.ruleset.symbols, prefixes) if prefixes else {},
+            shim_definitions(data, self.ruleset.mappable, prefixes) if prefixes else {},
             frozenset(name for _, name in _include_names(data)),
             unresolved=len(includes) < len(_quoted_includes(data)),
             uses_cuda=not self._cuda_words.isdisjoint(_WORD.findall(data)),

@@ -181,6 +181,11 @@ class RuleSet:
         return None
 
     @functools.cached_property
+    def mappable(self) -> Mapping[str, Symbol]:
+        """The CUDA names a portability header can map: symbols and namespaces (`namespace cub = hipcub;`)."""
+        return {**self.namespaces, **self.symbols}
+
+    @functools.cached_property
     def prefix_pattern(self) -> re.Pattern[str] | None:
         if not self.prefixes:
             return None

@@ -147,6 +147,7 @@ class CFamilyAnalyzer:
         self._calls: dict[tuple[str, str], tuple[CallRewrite, ...]] = load_call_rewrites(ruleset.tables.get("calls"))
         self._ptx = ptx.PtxTable.load(ruleset.tables.get("ptx"))
         self._markers = {name: re.compile(t.markers.pattern.encode()) for name, t in ruleset.targets.items()}
+        self._target_header_names: dict[str, frozenset[str]] = {}
 
     # ---- parsing --------------------------------------------------------------------------------------------
     def parse(self, data: bytes, old_tree: Tree | None = None) -> Tree:
@@ -502,6 +503,8 @@ class CFamilyAnalyzer:
         names = {name for _, name, _ in written} | (followed or set())
         if any(self._declares_runtime(name, target.runtime_include) for name in names):
             return
+        if not names.isdisjoint(self._target_headers(target.name)):
+            return  # a header of the target is already included (a dual-stack selection header): it brings the rest
         # Quoted includes that are neither CUDA headers nor found in the project: one of them might bring the
         # runtime (its include path is the build's business), so the include is offered for review, not applied.
         unknown = (
@@ -564,6 +567,20 @@ class CFamilyAnalyzer:
         outcome = Outcome(difficulty, header, message, True)
         return scan.finding(rule.code, start, end, outcome, symbol, fix, {"kind": "include"})
 
+    def _target_headers(self, target: str) -> frozenset[str]:
+        """The target's own header names, as the rule data gives them for CUDA's headers (hipcub/hipcub.hpp)."""
+        cached = self._target_header_names.get(target)
+        if cached is None:
+            cached = frozenset(
+                mapping.replacement
+                for symbol in self.ruleset.headers.values()
+                if (mapping := symbol.targets.get(target)) is not None
+                and mapping.replacement
+                and mapping.replacement != symbol.name
+            )
+            self._target_header_names[target] = cached
+        return cached
+
     def _declares_runtime(self, name: str, runtime_include: str) -> bool:
         """`cuda_runtime.h`, `cuda.h` (whose counterpart is the runtime header) or the runtime header itself."""
         if name == runtime_include:
@@ -591,7 +608,7 @@ class CFamilyAnalyzer:
                     guards = guarded_regions(scan.data, markers, _comment_test(scan.root))
                 local_shims = {}
                 if any(prefix.encode() in scan.data for prefix in target.shim_prefixes):
-                    local_shims = shim_definitions(scan.data, self.ruleset.symbols, target.shim_prefixes)
+                    local_shims = shim_definitions(scan.data, self.ruleset.mappable, target.shim_prefixes)
             region = guards.find(finding.start) if guards else None
             if region is not None:
                 _downgrade(

@@ -15,10 +15,11 @@ _DIRECTIVE = re.compile(
 # Matched at the starts of the lines that begin with `#`, `typedef` or `using` (found with bytes.find: a regex
 # scan of the whole buffer costs milliseconds on a large file, on every keystroke in an editor).
 _SHIM_DEFINE = re.compile(
-    rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([A-Za-z_][\w:]*)[ \t]*(?://[^\n]*)?$", re.MULTILINE
+    rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([A-Za-z_][\w:]*)[ \t]*(?://[^\n]*)?\r?$", re.MULTILINE
 )
 _SHIM_TYPEDEF = re.compile(rb"[ \t]*typedef[ \t]+([A-Za-z_]\w*)[ \t]+([A-Za-z_]\w*)[ \t]*;")
 _SHIM_USING = re.compile(rb"[ \t]*using[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*)[ \t]*;")
+_SHIM_NAMESPACE = re.compile(rb"[ \t]*namespace[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*(?:::)?([A-Za-z_]\w*)[ \t]*;")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,14 +91,20 @@ def guarded_regions(
 
 
 def shim_definitions(data: bytes, cuda_names: Mapping[str, object], prefixes: tuple[str, ...]) -> dict[str, str]:
-    """`#define cudaX hipX` (and `typedef hipX cudaX;` / `using cudaX = hipX;`) lines: CUDA name -> target name."""
+    """`#define cudaX hipX` (and `typedef hipX cudaX;`, `using cudaX = hipX;`, `namespace cub = hipcub;`) lines:
+    CUDA name -> target name."""
     if not prefixes:
         return {}
     found: dict[str, str] = {}
     byte_prefixes = tuple(p.encode() for p in prefixes)
     # (pattern, the word its lines start with, whether the CUDA name comes first): `#define cudaX hipX`,
     # `typedef hipX cudaX;`, `using cudaX = hipX;`
-    forms = ((_SHIM_DEFINE, b"#", True), (_SHIM_TYPEDEF, b"typedef", False), (_SHIM_USING, b"using", True))
+    forms = (
+        (_SHIM_DEFINE, b"#", True),
+        (_SHIM_TYPEDEF, b"typedef", False),
+        (_SHIM_USING, b"using", True),
+        (_SHIM_NAMESPACE, b"namespace", True),
+    )
     for pattern, word, name_first in forms:
         if word not in data:
             continue
