@@ -78,6 +78,37 @@ def test_rewritten_host_code_compiles_against_the_vendor_signatures(tmp_path: Pa
     assert error_lines == manual_calls and manual_calls
 
 
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_rewritten_extension_binding_compiles_but_for_what_a_person_adapts(tmp_path: Path, target: str) -> None:
+    """The host side of a PyTorch extension after the fix builds against torch_npu's or torch_mlu's C++ API, except
+    the statement left for a person (the stream pool takes other arguments), which keeps its CUDA spelling whole."""
+    project = copy_fixtures(tmp_path)
+    cudaport_module("fix", "--target", target, "--fail-on", "never", str(project))
+    fixed = (project / "ext_binding.cpp").read_text(encoding="utf-8")
+    assert "at::cuda::getCurrentCUDAStream" not in fixed and "cudaStream_t" not in fixed
+    errors = compile_errors(project / "ext_binding.cpp")
+    left = json.loads(
+        cudaport_module("check", "--format", "json", "--target", target, str(project / "ext_binding.cpp")).stdout
+    )
+    manual = {d["line"] for d in left["diagnostics"] if d["difficulty"] == "manual"}
+    assert {int(line.split(":")[1]) for line in errors} == manual == {22}
+
+
+def test_the_extension_api_is_portable_on_hip_where_pytorch_hipifies_it(tmp_path: Path) -> None:
+    project = copy_fixtures(tmp_path)
+    report = json.loads(
+        cudaport_module("check", "--format", "json", "--target", "hip", "--select", "CP1040", str(project)).stdout
+    )
+    npu = json.loads(
+        cudaport_module("check", "--format", "json", "--target", "npu", "--select", "CP1040", str(project)).stdout
+    )
+    # every extension-API use the npu port names is seen on HIP too, as portable
+    seen = [(Path(d["path"]).name, d["line"], d["column"]) for d in report["diagnostics"]]
+    assert seen == [(Path(d["path"]).name, d["line"], d["column"]) for d in npu["diagnostics"]] and len(seen) == 13
+    assert {d["difficulty"] for d in report["diagnostics"]} == {"portable"}
+    assert all("hipifying" in d["message"] for d in report["diagnostics"])
+
+
 @pytest.mark.parametrize(
     ("header", "naive"),
     [
@@ -177,7 +208,7 @@ void f(float* d, const float* h, size_t n, cudaStream_t s, cudaEvent_t e) {
         4: ("manual", False),
         5: ("manual", False),
     }
-    assert all("call left for a person to rewrite" in d["message"] for d in directions)
+    assert all("which a person rewrites" in d["message"] for d in directions)
     fixed = fix_text(tmp_path, source, "npu")
     assert "cudaMemcpy(d, h, n++, cudaMemcpyHostToDevice)" in fixed  # n++ would run twice as the capacity
     assert "#define UPLOAD(d, h, n) cudaMemcpy(d, h, n, cudaMemcpyHostToDevice)" in fixed

@@ -47,6 +47,7 @@ HEADER_COLUMNS = [
     "mlu",
     "mlu_difficulty",
     "mlu_note",
+    "flags",
     "note",
     "origin",
 ]

@@ -11,6 +11,7 @@ Layout of the data:
 from __future__ import annotations
 
 import csv
+import dataclasses
 import fnmatch
 import functools
 import re
@@ -46,6 +47,7 @@ class RuntimeInit:
     call: str
     triggers: tuple[str, ...]  # target function prefixes whose use needs it (`aclrt`)
     rule: str
+    provided_by: tuple[str, ...] = ()  # include globs of frameworks that initialise it (torch_npu: `ATen/*`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +111,10 @@ class Symbol:
     deprecated: str = ""
     removed: str = ""
     note: str = ""
+    # The qualifiers the name counts under (`at::cuda`, "" = written without one); empty: any. The finding then
+    # spans the qualified name, and a counterpart replaces all of it (`at::cuda::getCurrentCUDAStream` ->
+    # `c10_npu::getCurrentNPUStream`).
+    scopes: tuple[str, ...] = ()
 
     @property
     def generic(self) -> bool:
@@ -354,7 +360,12 @@ def _load_targets(ruleset: RuleSet, path: Path) -> None:
             runtime_include=str(entry.get("runtime-include", "")),
             lanes=int(entry.get("lanes", 0)),
             unsafe_renames=bool(entry.get("unsafe-renames", True)),
-            init=RuntimeInit(str(init["call"]), tuple(init.get("triggers", [])), str(init.get("rule", "")))
+            init=RuntimeInit(
+                str(init["call"]),
+                tuple(init.get("triggers", [])),
+                str(init.get("rule", "")),
+                tuple(str(p) for p in init.get("provided-by", [])),
+            )
             if init is not None
             else None,
             after_runtime=frozenset(str(h) for h in entry.get("after-runtime", [])),
@@ -477,6 +488,7 @@ def _row_symbol(row: Mapping[str, str | None], key: str, library: str, where: st
         deprecated=cell("deprecated"),
         removed=cell("removed"),
         note=cell("note"),
+        scopes=tuple(scope.strip() for scope in (row.get("scopes") or "").split("|")) if cell("scopes") else (),
     )
 
 
@@ -490,17 +502,7 @@ def _add_symbol(ruleset: RuleSet, table: dict[str, Symbol], symbol: Symbol, key:
 
 
 def _renamed(symbol: Symbol, name: str) -> Symbol:
-    return Symbol(
-        name,
-        symbol.kind,
-        symbol.rule,
-        symbol.library,
-        symbol.targets,
-        symbol.flags,
-        symbol.deprecated,
-        symbol.removed,
-        symbol.note,
-    )
+    return dataclasses.replace(symbol, name=name)
 
 
 def _load_extra(ruleset: RuleSet, path: Path) -> None:

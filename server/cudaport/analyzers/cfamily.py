@@ -7,6 +7,7 @@ positions are looked up in the tree to learn their context (comment, string, mac
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -47,7 +48,13 @@ _KERNEL_SYNTAX = re.compile(
 )
 IMPLICIT_RUNTIME_RULE = "CP1007"
 _CALLABLE_KINDS = frozenset({"function", "device_function"})
-_HOST_RUNTIME_RULES = frozenset({"CP1001", "CP1002"})  # host APIs: called in device code, they need CDP
+_HOST_RUNTIME_RULES = frozenset({"CP1001", "CP1002"})
+# A statement with one of these left for a person keeps its other CUDA names: `cudaStream_t s =
+# at::cuda::getStreamFromPool();` must not become half ACL, half CUDA.
+_WHOLE_STATEMENT_RULES = frozenset({"CP1040"})
+_STATEMENTS = frozenset(
+    {"declaration", "expression_statement", "return_statement", "field_declaration"}
+)  # host APIs: called in device code, they need CDP
 _RETURN_DECLARATORS = frozenset({"pointer_declarator", "reference_declarator"})
 
 
@@ -65,7 +72,7 @@ class Scan:
     # re-analysing a few edited lines must not pay for a scan of the whole file).
     windows: list[tuple[int, int]] = field(init=False)
     _words: set[bytes] | None = None
-    # (start, end, callee) of calls left whole for a person: nothing inside them is rewritten on its own.
+    # (start, end, what) of calls and statements left whole for a person: nothing inside them is rewritten alone.
     manual_calls: list[tuple[int, int, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -170,6 +177,15 @@ class CFamilyAnalyzer:
         init = self._runtime_init(scan, findings)
         if init is not None:
             findings.append(init)
+        for finding in findings:
+            if (
+                finding.rule in _WHOLE_STATEMENT_RULES
+                and finding.fix is None
+                and finding.difficulty == Difficulty.MANUAL
+            ):
+                statement = ancestor(node_at(scan.root, finding.start, finding.end), _STATEMENTS)
+                if statement is not None:
+                    scan.manual_calls.append((statement.start_byte, statement.end_byte, finding.symbol))
         if scan.manual_calls:
             _leave_calls_whole(scan.manual_calls, findings)
         _collapsing_overloads(scan, findings)
@@ -275,6 +291,14 @@ class CFamilyAnalyzer:
         target = scan.context.target
         if symbol.kind == "guard":
             return self._guard_finding(scan, start, end, name, node, in_macro, symbol)
+        if symbol.scopes:
+            if in_macro:
+                return None
+            outer, scope = _qualified_name(node)
+            if scope not in symbol.scopes:
+                return None  # `myns::getStreamFromPool`: somebody else's function of that name
+            start, end, name = outer.start_byte, outer.end_byte, "".join(text(outer).split())
+            node = outer
         if _device_side_runtime_call(symbol, node, in_macro):
             return kernels.device_side(scan, start, end, name, "function")
         outcome = self.ruleset.outcome(symbol, target)
@@ -388,6 +412,8 @@ class CFamilyAnalyzer:
         init = target.init if target is not None else None
         if target is None or init is None or not init.triggers or init.rule not in self.ruleset.rules:
             return None
+        if init.provided_by and self._includes_any(scan, init.provided_by):
+            return None  # a framework (torch_npu) initialises the runtime before this code runs
         first: tuple[int, int, str] | None = None
         for finding in findings:
             symbol = self.ruleset.symbols.get(finding.symbol)
@@ -413,6 +439,11 @@ class CFamilyAnalyzer:
             return None
         outcome = self.ruleset.outcome(Symbol(init.call, "function", init.rule, "runtime", {}), target.name)
         return scan.finding(init.rule, first[0], first[1], outcome, first[2], data={"kind": "initialisation"})
+
+    def _includes_any(self, scan: Scan, patterns: tuple[str, ...]) -> bool:
+        """Whether the file, or a project header it includes, includes a header matching one of `patterns`."""
+        names = {name for _, name, _ in self._include_lines(scan)} | (scan.context.includes or set())
+        return any(fnmatch.fnmatchcase(name, pattern) for name in names for pattern in patterns)
 
     # ---- headers --------------------------------------------------------------------------------------------
     def _headers(self, scan: Scan) -> Iterator[Finding]:
@@ -585,9 +616,11 @@ class CFamilyAnalyzer:
         """`cuda_runtime.h`, `cuda.h` (whose counterpart is the runtime header) or the runtime header itself."""
         if name == runtime_include:
             return True
-        symbol = self.ruleset.headers.get(name)
+        symbol = self.ruleset.header(name)
         if symbol is None:
             return False
+        if "runtime" in symbol.flags:
+            return True  # PyTorch's ATen/c10 CUDA headers bring the runtime (its ROCm build: the HIP one)
         mapping = symbol.targets.get("hip")
         return mapping is not None and mapping.replacement == runtime_include
 
@@ -690,6 +723,22 @@ def _first_code_line(scan: Scan) -> int:
         if child.type != "comment":
             return scan.data.rfind(b"\n", 0, child.start_byte) + 1
     return 0
+
+
+def _qualified_name(node: Node) -> tuple[Node, str]:
+    """The whole qualified name `node` ends (`at::cuda::getCurrentCUDAStream` for its last part) and its
+    qualifier as written without blanks (`at::cuda`; "" when unqualified)."""
+    outer = node
+    while (
+        outer.parent is not None
+        and outer.parent.type == "qualified_identifier"
+        and outer.parent.child_by_field_name("name") == outer
+    ):
+        outer = outer.parent
+    written = "".join(text(outer).split())
+    tail = "".join(text(node).split())
+    scope = written[: -len(tail)].removesuffix("::") if written.endswith(tail) else ""
+    return outer, scope.removeprefix("::")
 
 
 def _enclosing_scopes(node: Node) -> list[str]:
@@ -855,7 +904,7 @@ def _leave_calls_whole(calls: list[tuple[int, int, str]], findings: list[Finding
                 finding.replacement = None
                 if finding.difficulty < Difficulty.MANUAL:
                     finding.difficulty = Difficulty.MANUAL
-                finding.message = f"{finding.message}; part of the `{callee}` call left for a person to rewrite"
+                finding.message = f"{finding.message}; left as it is with `{callee}`, which a person rewrites"
                 break
 
 
