@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +87,12 @@ class FileContext:
             return None
         return self._project.include_facts(self._file, name)
 
+    def is_own_module(self, top: str) -> bool:
+        """Whether the top-level Python module `top` is the project's own: the package this file is part of, or a
+        package or module beside one of the folders above it (`flash_attn/` in flash-attn's own checkout)."""
+        location = self._file if self._file is not None else (Path(self.path) if self.path else None)
+        return location is not None and _own_module(str(Path(location).absolute().parent), top)
+
     def is_project_file(self, name: str) -> bool:
         """Whether the include name `name` names a file of the project (a header of its own, not a library's)."""
         if self._project is None or self._file is None:
@@ -94,6 +101,27 @@ class FileContext:
 
 
 _UNKNOWN = object()
+_MODULE_LEVELS = 5  # how far up a project's own packages are looked for (src/ layouts and test folders)
+_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git", "cudaport.toml")
+
+
+@functools.lru_cache(maxsize=4096)
+def _own_module(folder: str, top: str) -> bool:
+    here = Path(folder)
+    package = here
+    while (package / "__init__.py").is_file() and package.parent != package:
+        if package.name == top:
+            return True
+        package = package.parent
+    # The folders from this one up to the project's root (the first with a project marker), never beyond it:
+    # a sibling checkout of the library is not this project.
+    for base in [here, *here.parents][:_MODULE_LEVELS]:
+        for candidate in (base / top, base / "src" / top):
+            if (candidate / "__init__.py").is_file() or candidate.with_suffix(".py").is_file():
+                return True
+        if any((base / marker).exists() for marker in _PROJECT_MARKERS):
+            break
+    return False
 
 
 def search_windows(data: bytes, ranges: list[tuple[int, int]] | None) -> list[tuple[int, int]]:

@@ -230,6 +230,8 @@ class CFamilyAnalyzer:
                 continue
             finding: Finding | None = None
             if name.encode() in namespace_words and self._is_namespace_use(node, in_macro):
+                if self._claimed_by_scoped_symbol(node):
+                    continue  # `cutlass::ceil_div`: the qualified name is one finding of its own
                 namespace = self._namespace_symbol(name, node)
                 if namespace is not None:
                     finding = self._namespace_finding(scan, start, end, name, namespace)
@@ -237,6 +239,22 @@ class CFamilyAnalyzer:
                 finding = self._symbol_finding(scan, start, end, name, node, in_macro)
             if finding is not None:
                 yield finding
+
+    def _claimed_by_scoped_symbol(self, scope: Node) -> bool:
+        """`scope` qualifies a name that a symbol row with scopes claims (`cutlass` in `cutlass::ceil_div`)."""
+        qualified = scope.parent
+        if qualified is None or qualified.type != "qualified_identifier":
+            return False
+        last = qualified
+        while (name := last.child_by_field_name("name")) is not None and name.type == "qualified_identifier":
+            last = name
+        if name is None:
+            return False
+        symbol = self.ruleset.symbols.get(text(name))
+        if symbol is None or not symbol.scopes:
+            return False
+        _, written = _qualified_name(name)
+        return written in symbol.scopes
 
     def _is_member(self, name: str) -> bool:
         symbol = self.ruleset.symbols.get(name)

@@ -437,8 +437,8 @@ class PythonAnalyzer:
             if match is None:
                 continue
             entry, size = match
-            if entry.report == "use":
-                continue
+            if entry.report == "use" or (entry.report == "import" and file.context.is_own_module(path[0])):
+                continue  # a library's own code (flash-attn importing flash_attn) is not a dependency on it
             if entry.report == "import":
                 file.reported_imports.add(entry.name)
             qualified = ".".join(path[:size])
@@ -465,7 +465,7 @@ class PythonAnalyzer:
         module_match = self.know.match(module)
         if module_match is not None and (statement.facts.wildcard or module_match[0].report == "import"):
             entry, size = module_match
-            if entry.report == "use":
+            if entry.report == "use" or (entry.report == "import" and file.context.is_own_module(module[0])):
                 return
             file.reported_imports.add(entry.name)
             qualified = ".".join(module[:size])

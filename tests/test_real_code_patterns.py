@@ -1,0 +1,80 @@
+"""Patterns seen in real CUDA projects and PyTorch extensions, reproduced in our own words and checked through the
+CLI: a project's own packages and headers are never a CUDA library, CUTLASS's integer helpers are no blocker, and
+the CUDA Python DSLs and bindings are found."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import Cli
+
+
+def _findings(cli: Cli, folder: Path, *args: str) -> list[tuple[str, int, str, str, str]]:
+    report = cli("check", ".", "--format", "json", *args, cwd=folder).json()
+    return [
+        (Path(d["path"]).as_posix(), d["line"], d["rule"], d["symbol"], d["difficulty"]) for d in report["diagnostics"]
+    ]
+
+
+def test_a_library_checking_its_own_code_is_no_dependency_on_itself(cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup(name='flash_attn')\n")
+    package = tmp_path / "flash_attn"
+    (package / "ops").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "ops" / "__init__.py").write_text("")
+    (package / "ops" / "rotary.py").write_text("import flash_attn\nfrom flash_attn.ops import rotary\nimport apex\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_rotary.py").write_text("from flash_attn import flash_attn_func\n")
+    rows = _findings(cli, tmp_path, "--show-portable")
+    assert rows == [("flash_attn/ops/rotary.py", 3, "CP7050", "apex", "manual")]
+    # the same imports in somebody else's project (beside it, with its own root) are the dependency they are
+    other = tmp_path / "user"
+    other.mkdir()
+    (other / "pyproject.toml").write_text("[project]\nname = 'user'\n")
+    (other / "train.py").write_text("import flash_attn\n")
+    assert [r[2:4] for r in _findings(cli, other)] == [("CP7050", "flash_attn")]
+
+
+def test_a_project_header_under_a_cuda_folder_is_not_libcuxx(cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "csrc" / "cuda").mkdir(parents=True)
+    (tmp_path / "csrc" / "cuda" / "scatter_cuda.h").write_text("#pragma once\nint scatter_sum(int n);\n")
+    (tmp_path / "csrc" / "scatter.cpp").write_text('#include "cuda/scatter_cuda.h"\n#include <cuda/std/atomic>\n')
+    rows = _findings(cli, tmp_path)
+    assert rows == [("csrc/scatter.cpp", 2, "CP1001", "cuda/std/atomic", "manual")]
+
+
+CUTLASS_USE = """#include <cutlass/numeric_types.h>
+
+int tile_count(int rows, int tile) { return cutlass::ceil_div(rows, tile); }
+int padded(int cols) { return cutlass::round_up(cols, 128); }
+template <class Shape, class Tile>
+auto tiles(Shape shape, Tile tile) { return cute::ceil_div(shape, tile); }
+"""
+
+
+def test_cutlass_integer_helpers_are_written_out_but_cute_stays_cute(cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "tiles.cu").write_text(CUTLASS_USE)
+    rows = _findings(cli, tmp_path)
+    assert ("tiles.cu", 3, "CP5008", "cutlass::ceil_div", "mechanical") in rows
+    assert ("tiles.cu", 4, "CP5008", "cutlass::round_up", "mechanical") in rows
+    assert ("tiles.cu", 6, "CP5008", "cute", "blocker") in rows  # ceil_div of CuTe shapes is CuTe's own
+    assert not [r for r in rows if r[1] in (3, 4) and r[3] == "cutlass"]  # no blocker for the namespace there
+    cli("fix", "tiles.cu", cwd=tmp_path)
+    fixed = (tmp_path / "tiles.cu").read_text()
+    assert "return ((rows) + (tile) - 1) / (tile);" in fixed
+    assert "return ((cols) + (128) - 1) / (128) * (128);" in fixed
+    assert "cute::ceil_div(shape, tile)" in fixed
+
+
+def test_the_cuda_python_dsls_and_bindings_are_cuda_only_libraries(cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "kernels.py").write_text(
+        "import cutlass.cute as cute\nfrom cuda.bindings import runtime\nfrom cuda import cudart\nimport tilelang\n"
+    )
+    rated = {t: [(r[1], r[3], r[4]) for r in _findings(cli, tmp_path, "--target", t)] for t in ("hip", "npu", "mlu")}
+    assert rated["hip"] == [
+        (1, "cutlass.cute", "blocker"),
+        (2, "cuda.bindings", "manual"),
+        (3, "cuda.cudart", "manual"),
+        (4, "tilelang", "manual"),
+    ]
+    assert {difficulty for _, _, difficulty in rated["npu"]} == {"blocker"} and len(rated["npu"]) == 4
