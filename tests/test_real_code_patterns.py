@@ -78,3 +78,11 @@ def test_the_cuda_python_dsls_and_bindings_are_cuda_only_libraries(cli: Cli, tmp
         (4, "tilelang", "manual"),
     ]
     assert {difficulty for _, _, difficulty in rated["npu"]} == {"blocker"} and len(rated["npu"]) == 4
+
+
+def test_cudas_host_and_device_integer_helpers_count_in_host_code_of_a_cu_file(cli: Cli, tmp_path: Path) -> None:
+    source = "int pick(unsigned a, unsigned b) { return umin(a, b) + ullmax(a, 3ull); }\n"
+    (tmp_path / "pick.cu").write_text(source)
+    (tmp_path / "pick.cpp").write_text(source)  # plain C++: a umin there is the project's own
+    rows = _findings(cli, tmp_path)
+    assert rows == [("pick.cu", 1, "CP1003", "umin", "manual"), ("pick.cu", 1, "CP1003", "ullmax", "manual")]

@@ -192,10 +192,16 @@ def rule_for(library: str, name: str) -> str:
     return LIBRARY_RULES[library]
 
 
+# CUDA's integer min/max helpers are __host__ __device__: nvcc code calls them on the host too.
+HOST_AND_DEVICE = {"umin", "umax", "llmin", "llmax", "ullmin", "ullmax"}
+
+
 def flags_for(library: str, name: str, hip: str) -> str:
     flags = []
     if not DISTINCTIVE.match(name):
         flags.append("generic")
+        if name in HOST_AND_DEVICE:
+            flags.append("host")
         if name in NOT_CUDA or (library == "cuda_device" and name in C_STD and hip == name):
             flags.append("quiet")
     return "|".join(flags)

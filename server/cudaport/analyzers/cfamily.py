@@ -302,7 +302,7 @@ class CFamilyAnalyzer:
         symbol = self.ruleset.symbol(name)
         if symbol is None or symbol.quiet:
             return None
-        if symbol.generic and not self._generic_counts(symbol, node, in_macro):
+        if symbol.generic and not self._generic_counts(symbol, node, in_macro, _is_cuda_source(scan)):
             return None
         if node.type not in _NAME_NODES and node.type not in ("preproc_arg", "ERROR") and node.type != name:
             return None  # (the grammar's own CUDA keywords, `__grid_constant__`, are nodes of their own type)
@@ -371,11 +371,13 @@ class CFamilyAnalyzer:
         return None
 
     @staticmethod
-    def _generic_counts(symbol: Symbol, node: Node, in_macro: bool) -> bool:
+    def _generic_counts(symbol: Symbol, node: Node, in_macro: bool, cuda_source: bool) -> bool:
+        """A plain name counts in a CUDA position: called in device code, or, for CUDA's host-and-device functions
+        (`umin`, flag `host`), called anywhere in a .cu/.cuh file; a type where a type is written."""
         if in_macro:
             return False
         if symbol.kind in _CALLABLE_KINDS:
-            return is_called(node) and in_device_code(node)
+            return is_called(node) and (in_device_code(node) or ("host" in symbol.flags and cuda_source))
         return node.type == "type_identifier"
 
     @staticmethod
@@ -725,6 +727,10 @@ def _occurrences(data: bytes, words: set[bytes], windows: list[tuple[int, int]])
                 position = find(word, end, hi)
     found.sort()
     return found
+
+
+def _is_cuda_source(scan: Scan) -> bool:
+    return scan.context.path.lower().endswith((".cu", ".cuh"))
 
 
 def _is_cu(scan: Scan) -> bool:
