@@ -5,10 +5,12 @@ python bench/corpus.py            # fetch everything the benchmarks use
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import tarfile
 import tempfile
+import urllib.request
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parent / ".corpus"
@@ -48,6 +50,28 @@ def sdist(spec: str) -> Path:
         unpacked = Path(tmp) / "unpacked"
         with tarfile.open(archive) as tar:
             tar.extractall(unpacked, filter="data")  # no absolute paths, links out of the folder or device files
+        entries = list(unpacked.iterdir())
+        (entries[0] if len(entries) == 1 and entries[0].is_dir() else unpacked).rename(folder)
+    return folder
+
+
+def pypi_sdist(name: str, version: str) -> Path:
+    """The unpacked source distribution of `name` `version`, downloaded from PyPI's JSON API into bench/.corpus/.
+    Unlike `pip download`, this builds nothing: CUDA extensions' sdists refuse to build metadata without torch."""
+    folder = CORPUS / f"{name}-{version}"
+    if folder.is_dir() and any(folder.iterdir()):
+        return folder
+    CORPUS.mkdir(parents=True, exist_ok=True)
+    with urllib.request.urlopen(f"https://pypi.org/pypi/{name}/json", timeout=120) as response:
+        project = json.load(response)
+    [url] = [u["url"] for u in project["releases"][version] if u["packagetype"] == "sdist"]
+    with tempfile.TemporaryDirectory(dir=CORPUS) as tmp:
+        archive = Path(tmp) / "sdist.tar.gz"
+        with urllib.request.urlopen(url, timeout=600) as response:
+            archive.write_bytes(response.read())
+        unpacked = Path(tmp) / "unpacked"
+        with tarfile.open(archive) as tar:
+            tar.extractall(unpacked, filter="data")
         entries = list(unpacked.iterdir())
         (entries[0] if len(entries) == 1 and entries[0].is_dir() else unpacked).rename(folder)
     return folder

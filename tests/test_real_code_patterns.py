@@ -86,3 +86,35 @@ def test_cudas_host_and_device_integer_helpers_count_in_host_code_of_a_cu_file(c
     (tmp_path / "pick.cpp").write_text(source)  # plain C++: a umin there is the project's own
     rows = _findings(cli, tmp_path)
     assert rows == [("pick.cu", 1, "CP1003", "umin", "manual"), ("pick.cu", 1, "CP1003", "ullmax", "manual")]
+
+
+EXTENSION_MACROS = """#include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
+
+#define CHECK_CUDA(x) TORCH_CHECK(x.is_cuda(), #x " must be a CUDA tensor")
+#define CHECK_INPUT(x) CHECK_CUDA(x); TORCH_CHECK(x.is_contiguous(), #x " must be contiguous")
+
+void launch(const at::Tensor& x) {
+  CHECK_INPUT(x);
+  auto stream = at::cuda::getCurrentCUDAStream();
+  at::cuda::CUDAGuard guard(x.device());
+}
+"""
+
+
+def test_extension_checks_in_macro_bodies_and_at_cuda_names_are_flagged_per_target(cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "ext.cpp").write_text(EXTENSION_MACROS)
+    for target in ("npu", "mlu"):
+        lines = {row[1] for row in _findings(cli, tmp_path, "--target", target)}
+        assert {2, 4, 9, 10} <= lines, (target, lines)  # the header, `x.is_cuda()` in a macro body, both at::cuda uses
+        assert 5 not in lines  # `is_contiguous` is no CUDA member
+    hip = _findings(cli, tmp_path, "--target", "hip")
+    assert [r for r in hip if r[4] != "portable"] == []  # PyTorch hipifies extensions itself
+
+
+def test_the_name_of_a_namespace_alias_is_not_a_use_of_the_library(cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "alias.cuh").write_text(
+        "#ifdef USE_ROCM\n#include <hipcub/hipcub.hpp>\nnamespace cub = hipcub;\n#else\n#include <cub/cub.cuh>\n#endif\n"
+    )
+    rows = _findings(cli, tmp_path, "--target", "hip", "--show-portable")
+    assert [r for r in rows if r[1] == 3] == []

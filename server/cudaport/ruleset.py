@@ -158,7 +158,7 @@ _KIND_WORDS = {
     "namespace": "namespace",
     "pattern": "construct",
     "guard": "header macro",
-    "member": "struct field",
+    "member": "member",
 }
 
 

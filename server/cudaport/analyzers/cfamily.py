@@ -214,7 +214,10 @@ class CFamilyAnalyzer:
                 continue
             node, in_macro = found
             name = word.decode()
-            if (node.type == "field_identifier") != self._is_member(name):
+            member = self._is_member(name)
+            if in_macro and member and not _after_member_access(scan.data, start):
+                continue
+            if not in_macro and (node.type == "field_identifier") != member:
                 continue  # a struct field is only a finding when the name is a field of a CUDA struct
             if _declares_field(node):
                 user_defined.add(name)  # the user's own struct declares a field of that name
@@ -276,6 +279,13 @@ class CFamilyAnalyzer:
     def _is_namespace_use(node: Node, in_macro: bool) -> bool:
         if in_macro:
             return False
+        parent = node.parent
+        if (
+            parent is not None
+            and parent.type == "namespace_alias_definition"
+            and parent.child_by_field_name("name") == node
+        ):
+            return False  # `namespace cub = hipcub;` names an alias: the library is what it stands for
         if node.type == "namespace_identifier":
             return True
         parent = node.parent
@@ -792,6 +802,12 @@ def _defines_function(node: Node) -> bool:
     while outer is not None and outer.type in _RETURN_DECLARATORS:
         outer = outer.parent
     return outer is not None and outer.type == "function_definition" and outer.child_by_field_name("body") is not None
+
+
+def _after_member_access(data: bytes, start: int) -> bool:
+    """`.is_cuda` or `->is_cuda` in a macro body, which tree-sitter leaves as text."""
+    before = data[max(0, start - 8) : start].rstrip()
+    return before.endswith((b".", b"->"))
 
 
 def _declares_field(node: Node) -> bool:
