@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -62,9 +63,11 @@ def pypi_sdist(name: str, version: str) -> Path:
     if folder.is_dir() and any(folder.iterdir()):
         return folder
     CORPUS.mkdir(parents=True, exist_ok=True)
-    with urllib.request.urlopen(f"https://pypi.org/pypi/{name}/json", timeout=120) as response:
+    index = f"https://pypi.org/pypi/{name}/json"
+    with urllib.request.urlopen(index, timeout=120) as response:
         project = json.load(response)
-    [url] = [u["url"] for u in project["releases"][version] if u["packagetype"] == "sdist"]
+    # a mirror may give the files' addresses relative to the JSON document
+    [url] = [urllib.parse.urljoin(index, u["url"]) for u in project["releases"][version] if u["packagetype"] == "sdist"]
     with tempfile.TemporaryDirectory(dir=CORPUS) as tmp:
         archive = Path(tmp) / "sdist.tar.gz"
         with urllib.request.urlopen(url, timeout=600) as response:

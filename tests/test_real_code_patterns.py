@@ -114,7 +114,8 @@ def test_extension_checks_in_macro_bodies_and_at_cuda_names_are_flagged_per_targ
 
 def test_the_name_of_a_namespace_alias_is_not_a_use_of_the_library(cli: Cli, tmp_path: Path) -> None:
     (tmp_path / "alias.cuh").write_text(
-        "#ifdef USE_ROCM\n#include <hipcub/hipcub.hpp>\nnamespace cub = hipcub;\n#else\n#include <cub/cub.cuh>\n#endif\n"
+        "#ifdef USE_ROCM\n#include <hipcub/hipcub.hpp>\nnamespace cub = hipcub;\n"
+        "#else\n#include <cub/cub.cuh>\n#endif\n"
     )
     rows = _findings(cli, tmp_path, "--target", "hip", "--show-portable")
     assert [r for r in rows if r[1] == 3] == []
