@@ -144,7 +144,6 @@ def test_diff_shows_the_rewrite_without_writing(cli: Cli, workdir: Path) -> None
     copy_fixtures(workdir, ["crlf_endings.cu", "prose_only.cpp"])
     before = (workdir / "crlf_endings.cu").read_bytes()
     result = cli("fix", "crlf_endings.cu", "--diff", cwd=workdir)
-    assert result.code == 1
     assert (workdir / "crlf_endings.cu").read_bytes() == before
     assert result.out.startswith("--- a/crlf_endings.cu\n+++ b/crlf_endings.cu\n@@ -1,17 +1,17 @@\n")
     assert "-#include <cuda_runtime.h>\r\n+#include <hip/hip_runtime.h>\r\n" in result.out
@@ -156,6 +155,22 @@ def test_diff_shows_the_rewrite_without_writing(cli: Cli, workdir: Path) -> None
     assert nothing.code == 0
     assert nothing.out == ""
     assert "Would fix 0 findings in 0 files." in nothing.err
+
+
+def test_diff_exits_as_fix_would_by_what_is_left(cli: Cli, workdir: Path) -> None:
+    (workdir / "all_fixable.cu").write_text("#include <cuda_runtime.h>\nvoid f(void** p) { cudaMalloc(p, 4); }\n")
+    (workdir / "left_manual.cu").write_text(
+        "#include <cuda_runtime.h>\nvoid f(void** p) { cudaMalloc(p, 4); }\n"
+        "__global__ void k(int* x) { x[0] = __shfl_down_sync(0xffffffff, x[0], 16); }\n"
+    )
+    for name, expected in (("all_fixable.cu", 0), ("left_manual.cu", 1)):
+        diff = cli("fix", name, "--diff", cwd=workdir)
+        assert diff.out, name  # something would be rewritten in both
+        assert diff.code == expected, (name, diff.err)
+        assert cli("fix", name, "--diff", "--fail-on", "blocker", cwd=workdir).code == 0
+        copy = workdir / f"copy_{name}"
+        copy.write_bytes((workdir / name).read_bytes())
+        assert cli("fix", copy.name, cwd=workdir).code == diff.code
 
 
 def test_diff_of_an_absolute_path_names_it_once(cli: Cli, workdir: Path) -> None:

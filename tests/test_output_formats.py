@@ -27,7 +27,8 @@ DIAGNOSTIC_KEYS = [
 def test_json_has_exactly_the_documented_shape(cli: Cli, workdir: Path) -> None:
     copy_fixtures(workdir, ["runtime_check.cu", "warp_reduce.cu", "prose_only.cpp"])
     report = cli("check", ".", "--format", "json", cwd=workdir).json()
-    assert list(report) == ["version", "target", "files_scanned", "diagnostics", "summary"]
+    assert list(report) == ["version", "target", "files_scanned", "diagnostics", "summary", "excluded"]
+    assert report["excluded"] == []  # directories with sources that an exclude left out
     assert report["version"] == 1
     assert report["target"] == "hip"
     assert report["files_scanned"] == 3

@@ -22,7 +22,7 @@ from .output.ruledoc import all_rules_markdown, rule_markdown, rule_text
 from .ruleset import RuleDataError, load_ruleset
 
 if TYPE_CHECKING:
-    from .runner import MultiTargetRun
+    from .runner import FixResult, MultiTargetRun
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -250,18 +250,20 @@ def _fix(args: argparse.Namespace) -> int:
             f"file{'s' if count != 1 else ''}.",
             file=sys.stderr,
         )
-        if result.run.errors:
-            return EXIT_ERROR
-        return EXIT_FINDINGS if result.changed_files else EXIT_OK
+    else:
+        _print_fixed(result)
+    if args.fail_on == "never":
+        return EXIT_ERROR if result.run.errors else EXIT_OK
+    return _exit_code(result.run, settings.fail_on)  # --diff too: what would be left decides, as after a fix
+
+
+def _print_fixed(result: FixResult) -> None:
     remaining = result.run.summary()
     left = ", ".join(f"{remaining[d.label]} {d.label}" for d in Difficulty if d > Difficulty.PORTABLE)
     print(
         f"Fixed {result.fixed} finding{'s' if result.fixed != 1 else ''} in {len(result.changed_files)} "
         f"file{'s' if len(result.changed_files) != 1 else ''}; left for a person: {left}."
     )
-    if args.fail_on == "never":
-        return EXIT_ERROR if result.run.errors else EXIT_OK
-    return _exit_code(result.run, settings.fail_on)
 
 
 def _report_targets(value: str | None) -> list[str]:

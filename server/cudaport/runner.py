@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from .config import Settings
 from .engine import Engine, FileResult
-from .files import Skipped, SourcePath, discover
+from .files import Excluded, Skipped, SourcePath, discover
 from .models import Finding
 from .output import Diagnostic, RunResult, sort_diagnostics
 from .project import ProjectIndex, checkout_root
@@ -130,17 +130,21 @@ def unified_diff(label: str, before: bytes, after: bytes) -> str:
 class Run:
     files: list[SourcePath]
     skipped: list[Skipped]
+    excluded: list[Excluded] = field(default_factory=list)
 
 
 def collect(paths: list[str], settings: Settings) -> Run:
     files: list[SourcePath] = []
     skipped: list[Skipped] = []
+    excluded: list[Excluded] = []
     for item in discover(paths, settings):
         if isinstance(item, Skipped):
             skipped.append(item)
+        elif isinstance(item, Excluded):
+            excluded.append(item)
         else:
             files.append(item)
-    return Run(files, skipped)
+    return Run(files, skipped, excluded)
 
 
 def _roots(paths: list[str], settings: Settings) -> list[Path]:
@@ -201,6 +205,7 @@ class _Tally:
     def __init__(self, run: Run) -> None:
         self.skipped = [(s.label, s.reason) for s in run.skipped if not s.error]
         self.errors = [(s.label, s.reason) for s in run.skipped if s.error]
+        self.excluded = [(e.label, e.reason) for e in run.excluded]
         self.diagnostics: list[Diagnostic] = []
         self.scanned = 0
 
@@ -216,7 +221,8 @@ class _Tally:
         return True
 
     def result(self, target: str) -> RunResult:
-        return RunResult(target, self.scanned, sort_diagnostics(self.diagnostics), self.skipped, self.errors)
+        diagnostics = sort_diagnostics(self.diagnostics)
+        return RunResult(target, self.scanned, diagnostics, self.skipped, self.errors, self.excluded)
 
 
 @dataclass
@@ -338,5 +344,9 @@ def check_targets(
             if target in outcome.errors:
                 errors[target].append((outcome.label, outcome.errors[target]))
             diagnostics[target].extend(outcome.diagnostics.get(target, ()))
-    runs = {t: RunResult(t, len(files), sort_diagnostics(diagnostics[t]), list(skipped), errors[t]) for t in wanted}
+    excluded = [(e.label, e.reason) for e in run.excluded]
+    runs = {
+        t: RunResult(t, len(files), sort_diagnostics(diagnostics[t]), list(skipped), errors[t], list(excluded))
+        for t in wanted
+    }
     return MultiTargetRun(files, runs)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from ..files import Skipped, SourcePath, discover
+from ..files import Excluded, Skipped, SourcePath, discover
 from ..source import UTF8, UTF8_BOM, LineIndex, SkipFile, read_source
 from . import edits as byte_edits
 from .features import register_command
@@ -145,7 +145,7 @@ class Commands:
         found: list[SourcePath] = []
         for folder in configuration.folders:
             for item in discover([str(folder)], configuration.resolve_directory(folder).settings):
-                if isinstance(item, Skipped) or item.path.is_symlink():
+                if isinstance(item, (Skipped, Excluded)) or item.path.is_symlink():
                     continue
                 key = str(item.path.resolve())
                 if key not in seen:

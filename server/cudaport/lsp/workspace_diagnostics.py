@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from ..files import Skipped, SourcePath, discover
+from ..files import Excluded, Skipped, SourcePath, discover
 from ..models import Difficulty
 from ..source import LineIndex
 from .configuration import Resolved
@@ -129,7 +129,7 @@ class WorkspaceDiagnostics:
         seen: set[Path] = set()
         for folder in configuration.folders:
             for item in discover([str(folder)], configuration.resolve_directory(folder).settings):
-                if isinstance(item, Skipped):
+                if isinstance(item, (Skipped, Excluded)):
                     log.info("workspace diagnostics: skipped %s: %s", item.label, item.reason)
                     continue
                 key = item.path.resolve()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..models import Difficulty, Finding, Severity
 
@@ -44,6 +44,7 @@ class RunResult:
     diagnostics: list[Diagnostic]
     skipped: list[tuple[str, str]]
     errors: list[tuple[str, str]]
+    excluded: list[tuple[str, str]] = field(default_factory=list)  # directories with sources an exclude left out
 
     def summary(self) -> dict[str, int]:
         counts = Counter(d.difficulty for d in self.diagnostics)

@@ -48,7 +48,16 @@ def summary_line(run: RunResult, hidden_portable: int = 0) -> str:
         text += f"; {fixable} fixable with `cudaport fix`"
     if hidden_portable:
         text += f"; {hidden_portable} portable not shown (--show-portable)"
-    return text + "."
+    text += "."
+    if run.excluded:
+        shown = ", ".join(label for label, _ in run.excluded[:_EXCLUDED_SHOWN])
+        more = len(run.excluded) - _EXCLUDED_SHOWN
+        text += f"\nExcluded, although they hold sources: {shown}{f' and {more} more' if more > 0 else ''}"
+        text += " (exclude / extend-exclude in the configuration decide)."
+    return text
+
+
+_EXCLUDED_SHOWN = 8
 
 
 _COLORS = {
@@ -71,7 +80,8 @@ def render_json(run: RunResult) -> str:
     lines = [json.dumps(head, ensure_ascii=False)[:-1] + ', "diagnostics": [']
     items = [json.dumps(_json_diagnostic(d), ensure_ascii=False) for d in run.diagnostics]
     lines.append(",\n".join(f"  {item}" for item in items))
-    lines.append(f'], "summary": {json.dumps(run.summary())}}}')
+    excluded = [{"path": label, "reason": reason} for label, reason in run.excluded]
+    lines.append(f'], "summary": {json.dumps(run.summary())}, "excluded": {json.dumps(excluded)}}}')
     return "\n".join(line for line in lines if line) + "\n"
 
 

@@ -116,7 +116,7 @@ def _header(report: Report) -> str:
         f'<p class="meta">{paths} · generated {escape(report.generated)} by cudaport {escape(report.tool_version)}</p>'
         f"<p>Targets: {targets}. Scanned <strong>{report.files_scanned}</strong> files, "
         f"{report.lines_scanned} lines ({escape(languages_text(report))}); {len(report.skipped)} skipped, "
-        f"{len(report.errors)} with errors.</p>"
+        f"{len(report.errors)} with errors{_excluded_note(report)}.</p>"
         '<nav><ul><li><a href="#verdict">Verdict</a></li><li><a href="#work">Where the work is</a></li>'
         '<li><a href="#dependencies">Dependencies</a></li><li><a href="#verify">What to verify</a></li>'
         '<li><a href="#details">Scan details</a></li></ul></nav>'
@@ -455,6 +455,11 @@ def _api_table(report: Report) -> str:
 
 
 # ---- verification -------------------------------------------------------------------------------------------------
+def _excluded_note(report: Report) -> str:
+    count = len(report.excluded)
+    return f"; {count} director{'y' if count == 1 else 'ies'} with sources excluded" if count else ""
+
+
 def _verification_section(report: Report) -> str:
     applying = [c for c in report.checks if c.applies]
     items = "".join(_check_item(report, c) for c in applying)
@@ -512,6 +517,12 @@ def _details_section(report: Report) -> str:
     excluded = ", ".join(f"<code>{escape(s)}</code>" for s in settings.all_excludes) or "nothing"
     items.append(f"<li>excluded: {excluded}</li>")
     problems = ""
+    if report.excluded:
+        problems += (
+            f"<h3>Directories with sources that were excluded ({len(report.excluded)})</h3><ul>"
+            + "".join(f"<li><code>{escape(p.path)}</code>: {escape(p.reason)}</li>" for p in report.excluded)
+            + "</ul>"
+        )
     if report.skipped:
         problems += (
             f"<h3>Skipped ({len(report.skipped)})</h3><ul>"

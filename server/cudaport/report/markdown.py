@@ -70,7 +70,12 @@ def render_markdown(report: Report) -> str:
     )
     out.append(
         f"Scanned {report.files_scanned} files, {report.lines_scanned} lines ({text(languages_text(report))}); "
-        f"{len(report.skipped)} skipped, {len(report.errors)} with errors."
+        f"{len(report.skipped)} skipped, {len(report.errors)} with errors"
+        + (
+            f"; {len(report.excluded)} directories with sources excluded (see Scan details)."
+            if report.excluded
+            else "."
+        )
     )
     out.append("")
 
@@ -243,6 +248,9 @@ def render_markdown(report: Report) -> str:
     if settings.ignore:
         out.append(f"- rules ignored: {', '.join(code(s) for s in settings.ignore)}")
     out.append(f"- excluded: {', '.join(code(s) for s in settings.all_excludes) or 'nothing'}")
+    if report.excluded:
+        out.append(f"- directories with sources that were excluded ({len(report.excluded)}):")
+        out.extend(f"  - {code(p.path)}: {text(p.reason)}" for p in report.excluded)
     if report.skipped:
         out.append(f"- skipped ({len(report.skipped)}):")
         out.extend(f"  - {code(p.path)}: {text(p.reason)}" for p in report.skipped)

@@ -164,6 +164,7 @@ class Report:
     languages: Counter[str]
     skipped: list[Problem]
     errors: list[Problem]
+    excluded: list[Problem]  # directories with sources that an exclude left out
     summaries: dict[str, TargetSummary]
     ranking: list[str]
     directories: list[DirectoryRow]
@@ -220,6 +221,7 @@ def build_report(
         languages=Counter(f.language for f in run.files),
         skipped=[Problem(path, reason) for path, reason in first.skipped],
         errors=errors,
+        excluded=[Problem(path, reason) for path, reason in first.excluded],
         summaries=summaries,
         ranking=ranking,
         directories=_directory_rows(file_rows, names),

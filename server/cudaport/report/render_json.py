@@ -33,6 +33,7 @@ def report_document(report: Report) -> dict[str, Any]:
             "languages": dict(sorted(report.languages.items())),
         },
         "skipped": [{"path": p.path, "reason": p.reason} for p in report.skipped],
+        "excluded": [{"path": p.path, "reason": p.reason} for p in report.excluded],
         "errors": [{"target": p.target, "path": p.path, "message": p.reason} for p in report.errors],
         "scale": {
             "levels": [{"id": s.id, "title": s.title, "meaning": m} for s, m in scale_meanings().items()],
