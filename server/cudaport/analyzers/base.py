@@ -93,6 +93,12 @@ class FileContext:
         location = self._file if self._file is not None else (Path(self.path) if self.path else None)
         return location is not None and _own_module(str(Path(location).absolute().parent), top)
 
+    def flags_unused_imports(self) -> bool:
+        """Whether the project lints Python with ruff or flake8 (a configuration of either above this file): an
+        import added only for its side effect then needs `# noqa: F401`."""
+        location = self._file if self._file is not None else (Path(self.path) if self.path else None)
+        return location is not None and _lints_unused_imports(str(Path(location).absolute().parent))
+
     def is_project_file(self, name: str) -> bool:
         """Whether the include name `name` names a file of the project (a header of its own, not a library's)."""
         if self._project is None or self._file is None:
@@ -121,6 +127,25 @@ def _own_module(folder: str, top: str) -> bool:
                 return True
         if any((base / marker).exists() for marker in _PROJECT_MARKERS):
             break
+    return False
+
+
+_LINTER_FILES = {"ruff.toml": b"", ".ruff.toml": b"", ".flake8": b"", "pyproject.toml": b"[tool.ruff"}
+_LINTER_FILES |= {"setup.cfg": b"[flake8]", "tox.ini": b"[flake8]"}
+
+
+@functools.lru_cache(maxsize=1024)
+def _lints_unused_imports(folder: str) -> bool:
+    for base in [Path(folder), *Path(folder).parents]:
+        for name, marker in _LINTER_FILES.items():
+            candidate = base / name
+            try:
+                if candidate.is_file() and (not marker or marker in candidate.read_bytes()):
+                    return True
+            except OSError:
+                continue
+        if any((base / m).exists() for m in (".git", "setup.py")) or (base / "pyproject.toml").is_file():
+            return False  # the project's root: what lies above configures other projects
     return False
 
 

@@ -96,6 +96,7 @@ _FACTS: dict[tuple[str, bytes], StatementFacts] = {}
 class Imports:
     def __init__(self, data: bytes, root: Node) -> None:
         self.data = data
+        self.root = root
         self.statements = [ImportStatement(node, _facts(data, node)) for node in _statements(data, root)]
         self.names: list[ImportedName] = [name for statement in self.statements for name in statement.names]
         self.bindings: dict[str, ImportedName] = {}
@@ -122,11 +123,15 @@ class Imports:
     def imports_module(self, module: str) -> bool:
         return any(spelled(imported)[0] == module for imported in self.names)
 
-    def insertion(self, module: str) -> Edit | None:
-        """`import <module>` on the line after the first `import torch`, or on the line before the first other
-        import of torch (`from torch import npu` needs the module registered first); None when the file imports
-        no torch, or the import sits where no line can be added beside it."""
+    def insertion(self, module: str, comment: str = "") -> Edit | None:
+        """`import <module>` (then `comment`) at module level: on the line after the first module-level `import
+        torch`, or on the line before the first other module-level import of torch (`from torch import npu` needs
+        the module registered first); in a file that imports torch only inside functions or `try:` blocks, or
+        not at all, after its docstring and `from __future__` imports. None when no line can be added there."""
+        line = f"import {module}{comment}"
         for statement in self.statements:
+            if statement.node.parent is None or statement.node.parent.type != "module":
+                continue
             paths = [spelled(imported) for imported in statement.names]
             if statement.is_from:
                 module_path = statement.facts.module
@@ -134,8 +139,26 @@ class Imports:
             if not any(path[0] == "torch" for path in paths):
                 continue
             after = statement.node.type == "import_statement" and ["torch"] in paths
-            return self._line_edit(statement.node, f"import {module}", after)
-        return None
+            return self._line_edit(statement.node, line, after)
+        return self._head_edit(line)
+
+    def _head_edit(self, line: str) -> Edit | None:
+        """`line` before the first module-level statement that is not the docstring or a `from __future__`
+        import (comments, a shebang and an encoding line above it stay first)."""
+        body = [c for c in self.root.named_children if c.type != "comment"]
+        anchor = None
+        for index, statement in enumerate(body):
+            if index == 0 and statement.type == "expression_statement" and _is_string(statement):
+                continue  # the docstring
+            if statement.type == "future_import_statement":
+                continue
+            anchor = statement
+            break
+        if anchor is None:
+            if not body:
+                return None
+            return self._line_edit(body[-1], line, after=True)
+        return self._line_edit(anchor, line, after=False)
 
     def _line_edit(self, statement: Node, line: str, after: bool) -> Edit | None:
         parent = statement.parent
@@ -155,6 +178,10 @@ class Imports:
         if newline_at < 0:
             return Edit(len(data), len(data), f"{eol}{indent}{line}")
         return Edit(newline_at + 1, newline_at + 1, f"{indent}{line}{eol}")
+
+
+def _is_string(statement: Node) -> bool:
+    return statement.named_child_count == 1 and statement.named_children[0].type == "string"
 
 
 def _statements(data: bytes, root: Node) -> list[Node]:

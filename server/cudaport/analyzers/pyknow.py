@@ -72,6 +72,26 @@ class EnvEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class CommandEntry:
+    """An NVIDIA command-line tool a Python program may run."""
+
+    name: str
+    rule: str
+    counterparts: Mapping[str, Counterpart]
+
+
+@dataclass(frozen=True, slots=True)
+class OptionEntry:
+    """A keyword argument value of a call that only means something with CUDA."""
+
+    call: str  # qualified
+    keyword: str
+    value: str
+    rule: str
+    counterparts: Mapping[str, Counterpart]
+
+
+@dataclass(frozen=True, slots=True)
 class MethodEntry:
     name: str
     called: bool
@@ -105,6 +125,10 @@ class Positions:
     name_words: tuple[str, ...]
     returns: frozenset[str] = frozenset()
     names: frozenset[str] = frozenset()  # whole names that hold one too (`dev`)
+    functions: frozenset[str] = frozenset()  # callables of any module (or methods) whose first argument is one
+    tables: frozenset[str] = frozenset()  # device types whose keys make a dict a device table
+    any_call: bool = False  # the exact value is one as an argument of any call ...
+    not_in: frozenset[str] = frozenset()  # ... but these
 
     def names_value(self, name: str) -> bool:
         lowered = name.lower()
@@ -129,6 +153,10 @@ class PythonKnowledge:
     words: frozenset[str]  # identifiers worth a look in every file
     unsupported_words: frozenset[str]  # ... and for npu
     unsupported_owners: frozenset[str] = frozenset()  # npu: classes with unsupported members (FSDP)
+    commands: dict[str, CommandEntry] = field(default_factory=dict)  # program name -> entry
+    command_calls: frozenset[str] = frozenset()  # qualified callables that start a program
+    options: dict[tuple[str, str, str], OptionEntry] = field(default_factory=dict)  # (call, keyword, value)
+    option_calls: frozenset[str] = frozenset()  # the calls those options belong to
     _matches: dict[tuple[str, ...], tuple[ApiEntry, int] | None] = field(default_factory=dict)
 
     def match(self, parts: list[str]) -> tuple[ApiEntry, int] | None:
@@ -221,6 +249,25 @@ def load_python_knowledge(ruleset: RuleSet) -> PythonKnowledge:
         methods[str(raw["name"])] = MethodEntry(
             str(raw["name"]), bool(raw.get("called", True)), str(raw["rule"]), counterparts
         )
+    commands: dict[str, CommandEntry] = {}
+    for index, raw in enumerate(table.get("command", [])):
+        where_command = f"{where}: command #{index + 1}"
+        rule = str(raw.get("rule", "CP7060"))
+        if rule not in ruleset.rules:
+            raise RuleDataError(f"{where_command} names unknown rule {rule!r}")
+        counterparts = _counterparts(raw, default_hip="", where=where_command)
+        for name in raw.get("names", []):
+            commands[str(name)] = CommandEntry(str(name), rule, counterparts)
+    options: dict[tuple[str, str, str], OptionEntry] = {}
+    for index, raw in enumerate(table.get("option", [])):
+        where_option = f"{where}: option #{index + 1}"
+        rule = str(raw.get("rule", ""))
+        if rule not in ruleset.rules:
+            raise RuleDataError(f"{where_option} names unknown rule {rule!r}")
+        counterparts = _counterparts(raw, default_hip="", where=where_option)
+        call, keyword = str(raw["call"]), str(raw["keyword"])
+        for value in raw.get("values", []):
+            options[(call, keyword, str(value))] = OptionEntry(call, keyword, str(value), rule, counterparts)
     unsupported_table = table.get("npu-unsupported", {})
     unsupported = frozenset(str(n) for n in unsupported_table.get("names", []))
     knowledge = PythonKnowledge(
@@ -239,8 +286,14 @@ def load_python_knowledge(ruleset: RuleSet) -> PythonKnowledge:
         unsupported_advice={str(k): str(v) for k, v in unsupported_table.get("advice", {}).items()},
         words=frozenset(),
         unsupported_words=frozenset(),
+        commands=commands,
+        options=options,
+        option_calls=frozenset(call for call, _, _ in options),
+        command_calls=frozenset(str(c) for c in table.get("commands", {}).get("calls", [])),
     )
     knowledge.words = frozenset(_words(list(exact) + list(wildcards))) | frozenset(methods) | frozenset(env_exact)
+    knowledge.words |= frozenset(re.findall(r"[A-Za-z_]\w*", " ".join(commands)))  # nvidia-smi: `nvidia`, `smi`
+    knowledge.words |= frozenset(call.rsplit(".", 1)[-1] for call in knowledge.option_calls)  # `compile`
     # Members of classes are found from the class's name (`FSDP.summon_full_params(...)` names its class; a
     # method called on an instance names none, and the distinctive methods are matched on their own). Members of
     # the everyday classes would only cost lookups.
@@ -281,6 +334,10 @@ def _positions(table: Mapping[str, Any]) -> Positions:
         name_words=tuple(str(k).lower() for k in table.get("name-words", [])),
         returns=frozenset(str(k) for k in table.get("returns", [])),
         names=frozenset(str(k).lower() for k in table.get("names", [])),
+        functions=frozenset(str(k) for k in table.get("functions", [])),
+        tables=frozenset(str(k) for k in table.get("tables", [])),
+        any_call=bool(table.get("any-call", False)),
+        not_in=frozenset(str(k) for k in table.get("not-in", [])),
     )
 
 

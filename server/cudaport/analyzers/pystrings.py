@@ -69,7 +69,9 @@ def in_position(string: Node, positions: Positions, imports: Imports) -> bool:
             return _argparse_option_names(parent.parent, positions)
         return False
     if kind == "argument_list":
-        return _positional(value, parent, positions, imports)
+        if _positional(value, parent, positions, imports):
+            return True
+        return positions.any_call and value.type == "string" and _plain_call(parent, positions)
     if kind == "assignment" and parent.child_by_field_name("right") == value:
         return _names(parent.child_by_field_name("left"), positions)
     if kind in ("default_parameter", "typed_default_parameter") and parent.child_by_field_name("value") == value:
@@ -77,6 +79,8 @@ def in_position(string: Node, positions: Positions, imports: Imports) -> bool:
     if kind == "pair":
         if parent.child_by_field_name("value") == value and _names(parent.child_by_field_name("key"), positions):
             return True  # {"device": "cuda"}
+        if parent.child_by_field_name("key") == value and is_device_table(parent.parent, positions):
+            return True  # {"cuda": "nccl", "cpu": "gloo"}
         dictionary = parent.parent  # map_location={"cuda:1": "cuda:0"}: a dict in a device position
         return (
             dictionary is not None and dictionary.type == "dictionary" and in_position(dictionary, positions, imports)
@@ -145,9 +149,37 @@ def _positional(value: Node, arguments: Node, positions: Positions, imports: Imp
             return True
     if function.type == "attribute":
         method = text(function.child_by_field_name("attribute") or function)
-        if index == 0 and method in positions.methods:
+        if index == 0 and (method in positions.methods or method in positions.functions):
             return True
-    return False
+    return function.type == "identifier" and index == 0 and text(function) in positions.functions
+
+
+def _plain_call(arguments: Node, positions: Positions) -> bool:
+    """A call that does not print, log, raise or handle text (for names like "nccl" taken in any position)."""
+    call = arguments.parent
+    function = call.child_by_field_name("function") if call is not None else None
+    if function is None:
+        return False
+    name = text(function).rsplit(".", 1)[-1]
+    return name not in positions.not_in and not name.endswith(("Error", "Exception", "Warning"))
+
+
+def table_keys(dictionary: Node | None) -> list[str]:
+    """The string keys of a dict display, as written (without quotes)."""
+    if dictionary is None or dictionary.type != "dictionary":
+        return []
+    keys = []
+    for pair in dictionary.named_children:
+        key = pair.child_by_field_name("key") if pair.type == "pair" else None
+        if key is not None and key.type == "string":
+            keys.append(text(key).strip("\"'"))
+    return keys
+
+
+def is_device_table(dictionary: Node | None, positions: Positions) -> bool:
+    """A dict keyed by device types: at least two of its keys name devices (`{"cuda": ..., "xpu": ...}`)."""
+    keys = table_keys(dictionary)
+    return len(keys) >= 2 and sum(key.split(":")[0] in positions.tables for key in keys) >= 2
 
 
 def _names(node: Node | None, positions: Positions) -> bool:
@@ -173,7 +205,7 @@ def _names_value(operand: Node, positions: Positions, imports: Imports) -> bool:
     if operand.type == "attribute":
         attribute = operand.child_by_field_name("attribute")
         if attribute is not None and text(attribute) == "type":
-            return _names(operand.child_by_field_name("object"), positions)
+            return True  # `x.type == "cuda"`: PyTorch's device type, whatever the object is called
         return _names(operand, positions)
     if operand.type in ("identifier", "subscript"):
         return _names(operand, positions)
@@ -241,6 +273,29 @@ def _enclosing(node: Node, kind: str) -> Node | None:
             return None
         current = current.parent
     return None
+
+
+# ---- programs started from Python ----------------------------------------------------------------------------------
+def command_program(data: bytes, string: Node, calls: frozenset[str], imports: Imports) -> str | None:
+    """The program a string names when it starts a process: `subprocess.run(["nvidia-smi", ...])`,
+    `os.system("nvcc --version")`. The program's name as written (a path's last component), else None."""
+    holder = string.parent
+    value = string
+    if holder is not None and holder.type in ("list", "tuple"):
+        if holder.named_children[:1] != [string]:
+            return None  # only the first element of an argument list is the program
+        value, holder = holder, holder.parent
+    if holder is None or holder.type != "argument_list" or holder.named_children[:1] != [value]:
+        return None
+    call = holder.parent
+    function = call.child_by_field_name("function") if call is not None else None
+    if function is None or _qualified(function, imports) not in calls:
+        return None
+    found = literal(data, string)
+    if found is None or not found.content.strip():
+        return None
+    first = found.content.split()[0] if value is string else found.content
+    return first.rsplit("/", 1)[-1]
 
 
 # ---- environment variables ------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 from tree_sitter import Node, Parser, Tree
@@ -26,7 +27,16 @@ from ..ruleset import RuleSet, Symbol, TargetMapping
 from . import pystrings, pywindows
 from .base import FileContext
 from .pyimports import PYTHON_LANGUAGE, ImportedName, Imports, ImportStatement, StatementFacts, spelled
-from .pyknow import UNSUPPORTED_RULE, ApiEntry, EnvEntry, PythonKnowledge, TargetFacts, load_python_knowledge
+from .pyknow import (
+    UNSUPPORTED_RULE,
+    ApiEntry,
+    CommandEntry,
+    EnvEntry,
+    PythonKnowledge,
+    TargetFacts,
+    load_python_knowledge,
+)
+from .pyported import Reviewer, load_ported_knowledge
 from .tsutil import reparse, text
 
 _WORD = re.compile(rb"[A-Za-z_]\w*")
@@ -116,6 +126,7 @@ class PythonAnalyzer:
         self.ruleset = ruleset
         self.parser = Parser(PYTHON_LANGUAGE)
         self.know: PythonKnowledge = load_python_knowledge(ruleset)
+        self.ported = load_ported_knowledge(ruleset.tables.get("python") or {}, self.know.device.tables)
         self._vocabularies: dict[str, tuple[frozenset[bytes], frozenset[str]]] = {}
         self._prefix_cache: frozenset[str] | None = None
         self._statement_notes: dict[tuple[StatementFacts, str], _StatementNotes] = {}
@@ -143,6 +154,9 @@ class PythonAnalyzer:
             self._hit(file, start, start + len(word), word)
         if windows is not None:
             self._uses_elsewhere(file)
+        platform = self.ruleset.targets[context.target].label if context.target in self.ruleset.targets else ""
+        where = Path(context.path) if context.path else None
+        Reviewer(self.ported, data, root, context.target, platform or context.target, where).review(file.findings)
         _hold_shared_imports(file)
         findings = file.findings
         if ranges is not None:
@@ -275,11 +289,45 @@ class PythonAnalyzer:
 
     def _identifier(self, file: _File, node: Node) -> None:
         links = _chain(node)
+        if links is not None and self._options(file, links):
+            return
         if links is not None and self._api(file, links):
             return
         parent = node.parent
         if parent is not None and parent.type == "attribute" and parent.child_by_field_name("attribute") == node:
             self._method(file, node, parent)
+
+    def _options(self, file: _File, links: list[Link]) -> bool:
+        """Device-specific option values of a call (`torch.compile(m, mode="reduce-overhead")`)."""
+        if links[-1].name not in self._option_words:
+            return False
+        qualified = file.imports.resolve([link.name for link in links])
+        name = ".".join(qualified) if qualified is not None else ""
+        if name not in self.know.option_calls:
+            return False
+        call = links[-1].prefix.parent
+        arguments = call.child_by_field_name("arguments") if call is not None and call.type == "call" else None
+        for argument in arguments.named_children if arguments is not None else []:
+            keyword = argument.child_by_field_name("name") if argument.type == "keyword_argument" else None
+            value = argument.child_by_field_name("value") if keyword is not None else None
+            if keyword is None or value is None or value.type != "string":
+                continue
+            written = pystrings.literal(file.data, value)
+            entry = self.know.options.get((name, text(keyword), written.content)) if written is not None else None
+            if entry is None:
+                continue
+            label = f'`{entry.keyword}="{entry.value}"` of `{entry.call}`'
+            targets = {
+                t: TargetMapping(label if c.replacement == "=" else "", c.difficulty, c.note)
+                for t, c in entry.counterparts.items()
+            }
+            symbol = Symbol(label, "option", entry.rule, "torch", targets)
+            file.add(self._finding(file, symbol, value, None, {"kind": "option"}, needs_module=False))
+        return False  # the call itself may still be a finding
+
+    @property
+    def _option_words(self) -> frozenset[str]:
+        return frozenset(call.rsplit(".", 1)[-1] for call in self.know.option_calls)
 
     # ---- PyTorch APIs and libraries, at their uses -------------------------------------------------------------
     def _api(self, file: _File, links: list[Link]) -> bool:
@@ -298,8 +346,8 @@ class PythonAnalyzer:
             size = self.know.is_unsupported(qualified)
             if size >= base:
                 link = links[size - base]
-                name = ".".join(qualified[:size])
-                file.add(self._unsupported(name, link.prefix))
+                if _is_called(link.prefix):
+                    file.add(self._unsupported(".".join(qualified[:size]), link.prefix))
                 return True
         return match is not None
 
@@ -307,6 +355,12 @@ class PythonAnalyzer:
         self, file: _File, links: list[Link], qualified: list[str], base: int, entry: ApiEntry, size: int
     ) -> bool:
         """Report a use of `entry` (it covers `size` qualified components; the chain's base stands for `base`)."""
+        if entry.report == "import" and _decorates(links[-1].prefix):
+            # `@cuda.jit`, `@triton.jit`: every kernel the library compiles is a finding of its own
+            symbol = entry.symbol(".".join(qualified[: max(size, 1)]), file.target)
+            file.add(self._finding(file, symbol, links[-1].prefix, None, {"kind": "api"}))
+            file.reported_imports.add(entry.name)  # the library is reported: its other uses are not
+            return True
         if size < base or (size == base and entry.report != "use"):
             return True  # the chain only repeats what its import says, and the import is reported
         if entry.report == "import":
@@ -577,6 +631,12 @@ class PythonAnalyzer:
         if literal is None:
             return
         facts = self.know.targets.get(file.target)
+        if self.know.commands:
+            program = pystrings.command_program(file.data, string, self.know.command_calls, file.imports)
+            command = self.know.commands.get(program) if program is not None else None
+            if command is not None:
+                self._command(file, string, command)
+                return
         env = self.know.env(literal.content) if not literal.formatted else None
         if env is not None and pystrings.is_env_key(string, file.imports):
             self._env(file, string, literal, env)
@@ -617,6 +677,8 @@ class PythonAnalyzer:
         replacement = None
         if counterpart is not None and counterpart.replacement:
             replacement = name if counterpart.replacement == "=" else counterpart.replacement
+            if entry.prefix and replacement.endswith("*"):
+                replacement = replacement[:-1] + name[len(entry.name) :]  # TORCH_NCCL_X -> TORCH_CNCL_X
         difficulty = counterpart.difficulty if counterpart is not None else None
         note = counterpart.note if counterpart is not None else ""
         check = entry.value_checks.get(file.target)
@@ -631,6 +693,11 @@ class PythonAnalyzer:
         if replacement and replacement != name:
             edits = [Edit(literal.content_start, literal.content_end, replacement)]
         file.add(self._finding(file, symbol, string, edits, {"kind": "environment"}, needs_module=False))
+
+    def _command(self, file: _File, string: Node, command: CommandEntry) -> None:
+        targets = {t: TargetMapping(c.replacement or "", c.difficulty, c.note) for t, c in command.counterparts.items()}
+        symbol = Symbol(command.name, "command", command.rule, "nvidia", targets)
+        file.add(self._finding(file, symbol, string, None, {"kind": "command"}, needs_module=False))
 
     def _source_file(self, file: _File, content: Node) -> None:
         """A `.cu` file name: the extension call it is passed to builds CUDA code."""
@@ -667,7 +734,8 @@ class PythonAnalyzer:
         if not file.insertion_known:
             facts = self.know.targets.get(file.target)
             if facts is not None and facts.module and not file.imports.imports_module(facts.module):
-                file.insertion = file.imports.insertion(facts.module)
+                comment = "  # noqa: F401" if file.context.flags_unused_imports() else ""
+                file.insertion = file.imports.insertion(facts.module, comment)
             file.insertion_known = True
         return file.insertion
 
@@ -801,6 +869,27 @@ def _chain_of(top: Node) -> list[Link] | None:
     links.append(Link(text(current), current, current))
     links.reverse()
     return links
+
+
+def _decorates(chain: Node) -> bool:
+    """The chain is a decorator, applied as it is or called (`@cuda.jit`, `@cuda.jit(device=True)`)."""
+    parent = chain.parent
+    if parent is not None and parent.type == "call" and parent.child_by_field_name("function") == chain:
+        parent = parent.parent
+    return parent is not None and parent.type == "decorator"
+
+
+def _is_called(node: Node) -> bool:
+    """The name is called, constructed, applied as a decorator or subclassed: not an `isinstance` check, an
+    annotation or an entry of a registry list, which run the same on any device."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type == "call":
+        return parent.child_by_field_name("function") == node
+    if parent.type == "decorator":
+        return True
+    return parent.type == "argument_list" and parent.parent is not None and parent.parent.type == "class_definition"
 
 
 def _enclosing_call(node: Node) -> Node | None:

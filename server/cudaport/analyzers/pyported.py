@@ -1,0 +1,467 @@
+"""Python findings reviewed in their surroundings, after the analyzer has found them one by one.
+
+- **Dual-stack code.** A collection, dict, comparison, condition or `if`/`elif` chain that already names the
+  target (`"npu"`, `"hccl"`, `torch_npu`, `is_npu_available()`, `torch.version.hip`, ...) beside the CUDA one runs on
+  the target already: its findings are `portable` and never rewritten. So is code after an early-exit branch for the
+  target (`if is_npu_available(): return "npu"` then `return "cuda"`).
+- **Device tables without the target.** A dict keyed by device types, or a list of them, that names other
+  accelerators but not the target needs an entry added, not its CUDA entry rewritten: `manual`.
+- **Probes of CUDA-only paths.** `torch.cuda.is_available()` deciding whether a CUDA extension, nvcc, Triton,
+  TensorRT, flash-attn or apex path runs (or inside a class or function that names one) must not become the
+  target's probe: that would run CUDA-built code on the target. `manual`, never rewritten.
+- **One device per line.** When some `torch.cuda` use on a line cannot be rewritten, none of them is, so the line
+  never mixes two devices (`torch.mlu.is_available() and torch.cuda.<no counterpart>()`).
+- **Optional imports.** A CUDA-only library imported under `try/except ImportError` (or behind an availability
+  check) is not a blocker: the program runs without it and only loses that fast path.
+
+The words and patterns are data: `[target.*] ported-words` and `[cuda-only]` in `rules/python.toml`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tree_sitter import Node
+
+from ..models import Difficulty, Finding
+from .tsutil import text
+
+_WORD = re.compile(rb"[A-Za-z0-9]+")
+_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_STRING = re.compile(rb"[rbfuRBFU]*(?:\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*')")
+_CAMEL = re.compile(rb"(?<=[a-z0-9])(?=[A-Z])")
+_CAPITALS = re.compile(rb"[A-Z]{2,}(?=[A-Z][a-z]|[^A-Za-z]|$)")
+_COLLECTIONS = frozenset({"list", "tuple", "set"})
+_CONDITIONS = frozenset({"comparison_operator", "boolean_operator", "not_operator"})
+_SCOPES = frozenset({"function_definition", "class_definition"})
+_EXITS = frozenset({"return_statement", "raise_statement", "continue_statement", "break_statement"})
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException", "OSError"})
+_BODY_LIMIT = 4096  # bytes of a branch body read for CUDA-only markers
+# Findings that choose the device a line runs on: they are rewritten together or not at all.
+_DEVICE_KINDS = frozenset({"api", "method", "device_string", "backend"})
+
+
+@dataclass(frozen=True, slots=True)
+class PortedKnowledge:
+    words: Mapping[str, frozenset[bytes]]  # target -> lower-case words naming it
+    labels: Mapping[str, str]  # target -> how a message names its device ("npu")
+    probes: frozenset[str]  # qualified names of CUDA availability probes
+    cuda_only: re.Pattern[bytes]  # code naming a CUDA-only path
+    cuda_only_names: re.Pattern[str]  # a def or class name that says it is one
+    cuda_class_names: re.Pattern[str]  # a class name (or a base's) that says it is one
+    generic_devices: frozenset[str]  # device types that are no accelerator of their own (cpu, meta)
+    device_types: frozenset[str]  # every device type a table may be keyed by
+
+
+def load_ported_knowledge(table: Mapping[str, Any], device_types: frozenset[str]) -> PortedKnowledge:
+    targets = table.get("target", {})
+    words = {
+        name: frozenset(str(w).lower().encode() for w in entry.get("ported-words", []))
+        for name, entry in targets.items()
+    }
+    labels = {name: str(entry.get("device", name)) for name, entry in targets.items()}
+    only = table.get("cuda-only", {})
+    markers = "|".join(str(p) for p in only.get("code", [])) or r"(?!)"
+    names = "|".join(str(p) for p in only.get("names", [])) or r"(?!)"
+    class_names = "|".join(str(p) for p in only.get("class-names", [])) or r"(?!)"
+    return PortedKnowledge(
+        words=words,
+        labels=labels,
+        probes=frozenset(str(p) for p in only.get("probes", [])),
+        cuda_only=re.compile(markers.encode(), re.IGNORECASE),
+        cuda_only_names=re.compile(names, re.IGNORECASE),
+        cuda_class_names=re.compile(class_names, re.IGNORECASE),
+        generic_devices=frozenset(str(d) for d in only.get("generic-devices", ["cpu", "meta"])),
+        device_types=device_types,
+    )
+
+
+def words_of(data: bytes) -> set[bytes]:
+    """Lower-case words of code, split at underscores, dots and case changes (`is_npu_available`, `torch_npu`,
+    `NPUAccelerator` all give `npu`)."""
+    out: set[bytes] = set()
+    for word in _WORD.findall(data):
+        out.add(word.lower())
+        out.update(part.lower() for part in _CAMEL.split(word))
+        out.update(run.lower() for run in _CAPITALS.findall(word))  # NPUAccelerator: NPU
+    return out
+
+
+class Reviewer:
+    """Reviews one file's findings for one target."""
+
+    def __init__(
+        self, know: PortedKnowledge, data: bytes, root: Node, target: str, platform: str, path: Path | None = None
+    ) -> None:
+        self.path = path  # the file, for the names of its siblings (None: an unsaved buffer)
+        self._siblings: set[str] | None = None
+        self.know = know
+        self.data = data
+        self.root = root
+        self.target = target
+        self.words = know.words.get(target, frozenset())
+        self.label = know.labels.get(target, target)  # the device type: "npu"
+        self.platform = platform  # how people call it: "Ascend NPU"
+
+    def review(self, findings: list[Finding]) -> None:
+        for finding in findings:
+            node = self.root.descendant_for_byte_range(finding.start, finding.end)
+            if node is None:
+                continue
+            if finding.data.get("kind") == "import":
+                self._optional_import(finding, node)
+            if finding.difficulty == Difficulty.PORTABLE:
+                continue
+            where = self._names_target(node)
+            if where is not None:
+                _leave(finding, Difficulty.PORTABLE, where)
+                continue
+            table = self._table_without_target(node) or self._other_accelerator_sides(node)
+            if table is not None:
+                _leave(finding, Difficulty.MANUAL, table)
+                continue
+            probe = self._cuda_only_probe(finding, node)
+            if probe is not None:
+                _leave(finding, Difficulty.MANUAL, probe)
+        self._one_device_per_line(findings)
+
+    # ---- dual-stack ---------------------------------------------------------------------------------------------
+    def _names(self, node: Node | None) -> bool:
+        if node is None or not self.words:
+            return False
+        return bool(words_of(self.data[node.start_byte : node.end_byte]) & self.words)
+
+    def _names_strongly(self, node: Node | None) -> bool:
+        """Names the target in a way `fix` never writes: inside an identifier of the user's (`is_npu_available`,
+        `torch_npu`, `USE_NPU`), not as the device string or the `torch.npu` module a rewrite produces. Code
+        after our own rewrite must not look dual-stack to the next check."""
+        if node is None or not self.words:
+            return False
+        code = _STRING.sub(b"", self.data[node.start_byte : node.end_byte])
+        for identifier in _IDENTIFIER.findall(code):
+            if identifier.lower() not in self.words and words_of(identifier) & self.words:
+                return True
+        return False
+
+    def _names_target(self, node: Node) -> str | None:
+        """What around `node` already names the target: a collection, dict, condition or branch."""
+        current: Node | None = node
+        child = node
+        while current is not None and current.type != "module":
+            kind = current.type
+            if kind in _COLLECTIONS and any(
+                self._device_string(element) in self._target_devices() for element in current.named_children
+            ):
+                return self._already(f"this {kind}")
+            if kind == "dictionary" and any(_key_type(key) in self._target_devices() for key in _keys(current)):
+                return self._already("this table")
+            if kind in _CONDITIONS and self._names(current):
+                return self._already("this condition")
+            if kind == "conditional_expression":
+                parts = current.named_children
+                if len(parts) == 3 and self._names(parts[1]):
+                    return self._already("the condition of this expression")
+            if kind == "if_statement" and self._other_branch_names(current, child):
+                return self._already("this if/elif chain")
+            if kind == "class_definition":
+                side = self._abstraction_side(current)
+                if side is not None:
+                    return side
+            if kind == "block" and self._early_exit_before(current, child):
+                return self._already("an earlier branch of this block")
+            if kind in ("block", "module") and self._chain_before(current, child):
+                return self._already("an earlier step of this detection chain")
+            child = current
+            current = current.parent
+        return None
+
+    def _already(self, where: str) -> str:
+        return f"{where} already names {self.label}, so it runs on {self.platform}"
+
+    def _abstraction_side(self, class_node: Node) -> str | None:
+        """A class naming CUDA (`CUDA_Accelerator`) whose file or module has a sibling for the target
+        (`npu_accelerator.py`, `class NPUAccelerator`): the CUDA side of a device abstraction."""
+        name = class_node.child_by_field_name("name")
+        if name is None or b"cuda" not in words_of(text(name).encode()):
+            return None
+        siblings = self._sibling_devices() | self._module_class_devices()
+        if self.label in siblings or siblings & self._target_devices():
+            return (
+                f"`{text(name)}` is the CUDA side of a device abstraction whose {self.label} side exists, so "
+                f"{self.platform} runs that one"
+            )
+        return None
+
+    def _sibling_devices(self) -> set[str]:
+        """Device types named by the files beside this one (`npu_accelerator.py` names npu)."""
+        if self._siblings is None:
+            self._siblings = set()
+            if self.path is not None:
+                try:
+                    names = [p.stem for p in self.path.parent.iterdir() if p.suffix == ".py" and p != self.path]
+                except OSError:
+                    names = []
+                for stem in names:
+                    self._siblings |= {w.decode() for w in words_of(stem.encode())} & self.know.device_types
+        return self._siblings
+
+    def _module_class_devices(self) -> set[str]:
+        out: set[str] = set()
+        for node in self.root.named_children:
+            if node.type == "class_definition":
+                name = node.child_by_field_name("name")
+                if name is not None:
+                    out |= {w.decode() for w in words_of(text(name).encode())} & self.know.device_types
+        return out
+
+    def _other_accelerator_sides(self, node: Node) -> str | None:
+        """The CUDA side of a device abstraction whose other sides are accelerators but not the target."""
+        current: Node | None = node
+        while current is not None:
+            if current.type == "class_definition":
+                name = current.child_by_field_name("name")
+                if name is not None and b"cuda" in words_of(text(name).encode()):
+                    others = (self._sibling_devices() | self._module_class_devices()) - {"cuda"}
+                    others -= self.know.generic_devices
+                    if others:
+                        listed = ", ".join(sorted(others))
+                        return (
+                            f"`{text(name)}` is the CUDA side of a device abstraction with {listed} sides: add a "
+                            f"{self.label} side beside it rather than rewrite this one"
+                        )
+            current = current.parent
+        return None
+
+    def _other_branch_names(self, statement: Node, child: Node) -> bool:
+        """Another branch's condition of this `if`/`elif` chain names the target (`if is_npu_available(): ...
+        elif torch.cuda.is_available(): ...`), or the finding's own condition does in the user's words. A
+        branch's own device-string or `torch.npu` test is not enough: that is what a fix leaves behind."""
+        for condition, branch in _branches(statement):
+            inside = branch is not None and branch.start_byte <= child.start_byte < branch.end_byte
+            inside = inside or (condition is not None and condition.start_byte <= child.start_byte < condition.end_byte)
+            if inside and self._names_strongly(condition):
+                return True
+            if not inside and condition is not None and self._names(condition):
+                return True
+        return False
+
+    def _target_devices(self) -> frozenset[str]:
+        return frozenset(w.decode() for w in self.words)
+
+    def _device_string(self, node: Node) -> str:
+        return _key_type(_string_value(node)) if node.type == "string" else ""
+
+    def _early_exit_before(self, block: Node, child: Node) -> bool:
+        """An `if` earlier in `block` that names the target and leaves the block (`return "npu"`)."""
+        if block.type != "block":
+            return False
+        for statement in block.named_children:
+            if statement.start_byte >= child.start_byte:
+                return False
+            if statement.type != "if_statement" or not any(self._names_strongly(c) for c in _conditions(statement)):
+                continue
+            body = statement.child_by_field_name("consequence")
+            last = body.named_children[-1] if body is not None and body.named_children else None
+            if last is not None and last.type in _EXITS:
+                return True
+        return False
+
+    def _chain_before(self, block: Node, child: Node) -> bool:
+        """`child` is an `if` of a chain of separate `if`s with one condition (`if accelerator is None:` ...), and
+        an earlier one names the target: a device detection that already knows it."""
+        if child.type != "if_statement":
+            return False
+        condition = child.child_by_field_name("condition")
+        if condition is None:
+            return False
+        wanted = text(condition)
+        for statement in block.named_children:
+            if statement.start_byte >= child.start_byte:
+                return False
+            if statement.type != "if_statement":
+                continue
+            other = statement.child_by_field_name("condition")
+            if other is not None and text(other) == wanted and self._names_strongly(statement):
+                return True
+        return False
+
+    # ---- tables of devices without the target ---------------------------------------------------------------------
+    def _table_without_target(self, node: Node) -> str | None:
+        current: Node | None = node
+        for _ in range(4):  # the finding is a key, a value or an element, not something deep inside one
+            if current is None:
+                return None
+            if current.type == "dictionary":
+                devices = [_key_type(k) for k in _keys(current)]
+            elif current.type in _COLLECTIONS:
+                devices = [self._device_string(e) for e in current.named_children]
+            else:
+                current = current.parent
+                continue
+            known = [d for d in devices if d in self.know.device_types]
+            others = sorted({d for d in known if d != "cuda" and d not in self.know.generic_devices})
+            if "cuda" in known and others:
+                listed = ", ".join(f'"{d}"' for d in others)
+                what = "table" if current.type == "dictionary" else current.type
+                return (
+                    f'a {what} of devices ({listed} beside "cuda") with no "{self.label}" entry: add one rather '
+                    f'than rewrite its "cuda" entry'
+                )
+            return None
+        return None
+
+    # ---- probes of CUDA-only paths ----------------------------------------------------------------------------------
+    def _cuda_only_probe(self, finding: Finding, node: Node) -> str | None:
+        if finding.symbol not in self.know.probes or finding.fix is None:
+            return None
+        reason = self._cuda_only_around(node)
+        if reason is None:
+            return None
+        return (
+            f"this probe decides whether a CUDA-only path runs ({reason}): decide which {self.platform} path "
+            f"replaces that one, or keep the probe (it is false on {self.platform}, which keeps the path off)"
+        )
+
+    def _cuda_only_around(self, node: Node) -> str | None:
+        current: Node | None = node.parent
+        branch_seen = False
+        while current is not None and current.type != "module":
+            kind = current.type
+            if kind in _SCOPES:
+                name = current.child_by_field_name("name")
+                is_class = kind == "class_definition"
+                if name is not None and self._cuda_only_name(text(name), is_class):
+                    return f"in `{text(name)}`"
+                bases = current.child_by_field_name("superclasses")
+                if bases is not None and any(self._cuda_only_name(b, True) for b in re.findall(r"\w+", text(bases))):
+                    return f"in a subclass of `{text(bases).strip('()')}`"
+            elif (kind in _CONDITIONS or kind == "conditional_expression") and not branch_seen:
+                found = self._marker(current)
+                if found:
+                    return f"beside `{found}`"
+            elif kind in ("if_statement", "elif_clause", "while_statement") and not branch_seen:
+                branch_seen = True  # the nearest branch decides; further out, only names of scopes count
+                found = self._marker(current.child_by_field_name("condition"))
+                body = current.child_by_field_name("consequence") or current.child_by_field_name("body")
+                found = found or self._marker(body, _BODY_LIMIT)
+                if found:
+                    return f"`{found}` in its branch"
+            current = current.parent
+        return None
+
+    def _cuda_only_name(self, name: str, is_class: bool) -> bool:
+        if self.know.cuda_only_names.search(name):
+            return True
+        return is_class and bool(self.know.cuda_class_names.search(name))
+
+    def _marker(self, node: Node | None, limit: int | None = None) -> str | None:
+        if node is None:
+            return None
+        end = node.end_byte if limit is None else min(node.end_byte, node.start_byte + limit)
+        match = self.know.cuda_only.search(self.data, node.start_byte, end)
+        return match.group(0).decode("utf-8", "replace") if match else None
+
+    # ---- optional imports ---------------------------------------------------------------------------------------
+    def _optional_import(self, finding: Finding, node: Node) -> None:
+        if finding.difficulty < Difficulty.MANUAL or not _optional(node):
+            return
+        finding.difficulty = Difficulty.MANUAL
+        finding.message += "; the import is optional (the program runs without it), so only its fast path is lost"
+
+    # ---- one device per line --------------------------------------------------------------------------------------
+    def _one_device_per_line(self, findings: list[Finding]) -> None:
+        lines: dict[int, list[Finding]] = defaultdict(list)
+        for finding in findings:
+            if finding.data.get("kind") in _DEVICE_KINDS:
+                lines[self.data.count(b"\n", 0, finding.start)].append(finding)
+        for group in lines.values():
+            stuck = [f for f in group if (f.fix is None or not f.fix.is_safe) and f.difficulty >= Difficulty.MANUAL]
+            moving = [f for f in group if f.fix is not None and f.fix.is_safe]
+            if not stuck or not moving:
+                continue
+            blocking = stuck[0].symbol
+            for finding in moving:
+                _leave(
+                    finding,
+                    Difficulty.MANUAL,
+                    f"the line keeps one device: `{blocking}` on it needs a person first, then port them together",
+                )
+
+
+def _leave(finding: Finding, difficulty: Difficulty, why: str) -> None:
+    """The finding stays, without a fix, at `difficulty`, saying why."""
+    finding.fix = None
+    finding.replacement = None
+    finding.difficulty = difficulty
+    finding.message = f"`{finding.symbol}` is left as it is: {why}"
+    finding.data = {**finding.data, "reviewed": "left"}
+
+
+def _keys(dictionary: Node) -> list[str]:
+    keys = []
+    for pair in dictionary.named_children:
+        key = pair.child_by_field_name("key") if pair.type == "pair" else None
+        if key is not None and key.type == "string":
+            keys.append(_string_value(key))
+    return keys
+
+
+def _string_value(string: Node) -> str:
+    """The text between the quotes of a string literal (interpolations as written)."""
+    parts = [text(c) for c in string.named_children if c.type in ("string_content", "interpolation")]
+    return "".join(parts)
+
+
+def _key_type(key: str) -> str:
+    return key.split(":", 1)[0].lower()
+
+
+def _branches(statement: Node) -> list[tuple[Node | None, Node | None]]:
+    """(condition, body) of each branch of an `if` statement: the `if`, every `elif`, the `else`."""
+    out: list[tuple[Node | None, Node | None]] = [
+        (statement.child_by_field_name("condition"), statement.child_by_field_name("consequence"))
+    ]
+    for clause in statement.named_children:
+        if clause.type == "elif_clause":
+            out.append((clause.child_by_field_name("condition"), clause.child_by_field_name("consequence")))
+        elif clause.type == "else_clause":
+            out.append((None, clause.child_by_field_name("body")))
+    return out
+
+
+def _conditions(statement: Node) -> list[Node]:
+    out = []
+    condition = statement.child_by_field_name("condition")
+    if condition is not None:
+        out.append(condition)
+    for clause in statement.named_children:
+        if clause.type == "elif_clause":
+            inner = clause.child_by_field_name("condition")
+            if inner is not None:
+                out.append(inner)
+    return out
+
+
+def _optional(node: Node) -> bool:
+    """An import inside `try:` whose handlers catch an import failure, or under an availability check."""
+    current: Node | None = node
+    while current is not None and current.type not in ("module", "function_definition", "class_definition"):
+        parent = current.parent
+        if parent is not None and parent.type == "try_statement" and current.type == "block":
+            for clause in parent.named_children:
+                if clause.type != "except_clause":
+                    continue
+                caught = [c for c in clause.named_children if c.type != "block"]
+                if not caught or any(set(re.findall(r"\w+", text(c))) & _IMPORT_ERRORS for c in caught):
+                    return True
+        if parent is not None and parent.type == "if_statement" and current.type == "block":
+            condition = parent.child_by_field_name("condition")
+            if condition is not None and re.search(r"available|^has_|\bHAS_|installed", text(condition)):
+                return True
+        current = parent
+    return False

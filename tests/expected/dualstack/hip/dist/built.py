@@ -1,0 +1,1 @@
+placeholder = "a built artefact"

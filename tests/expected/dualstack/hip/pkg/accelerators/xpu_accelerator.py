@@ -1,0 +1,8 @@
+import torch
+
+
+class XpuAccelerator:
+    name = "xpu"
+
+    def synchronize(self) -> None:
+        torch.xpu.synchronize()

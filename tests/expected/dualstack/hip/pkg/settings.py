@@ -1,0 +1,3 @@
+"""Defaults read by the launcher (no torch import here)."""
+
+DEVICE = "cuda"

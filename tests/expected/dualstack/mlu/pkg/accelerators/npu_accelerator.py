@@ -1,0 +1,8 @@
+import torch
+
+
+class NpuAccelerator:
+    name = "npu"
+
+    def synchronize(self) -> None:
+        torch.npu.synchronize()

@@ -1,0 +1,1 @@
+"""The distributed core of the package (named like a build folder, but it is source)."""

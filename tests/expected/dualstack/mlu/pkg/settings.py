@@ -1,0 +1,4 @@
+"""Defaults read by the launcher (no torch import here)."""
+
+import torch_mlu  # noqa: F401
+DEVICE = "mlu"

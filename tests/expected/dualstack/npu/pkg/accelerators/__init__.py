@@ -1,0 +1,1 @@
+"""One class per device behind a common interface."""

@@ -1,0 +1,54 @@
+"""Loads the fastest kernels available: a CUDA extension, Triton, then plain PyTorch."""
+
+import os
+
+import torch
+import torch_npu  # noqa: F401
+
+try:
+    import flash_attn
+except ImportError:  # the program runs without it
+    flash_attn = None
+
+CUDA_HOME = os.environ.get("CUDA_HOME")
+
+
+class CudaExtension:
+    """Kernels built with nvcc from csrc/*.cu."""
+
+    @staticmethod
+    def is_available() -> bool:
+        return torch.cuda.is_available()
+
+
+class TritonKernels:
+    @staticmethod
+    def is_available() -> bool:
+        return torch.cuda.is_available() and importlib_available("triton")
+
+
+class CUDAOpBuilder:
+    """Builds csrc/ with nvcc."""
+
+
+class FusedAdamBuilder(CUDAOpBuilder):
+    def is_compatible(self) -> bool:
+        return torch.cuda.is_available()
+
+
+def importlib_available(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
+
+
+def can_build_fused() -> bool:
+    return torch.cuda.is_available() and CUDA_HOME is not None
+
+
+def fused_attention_enabled() -> bool:
+    return flash_attn is not None and torch.cuda.is_available()
+
+
+def pick_device() -> str:
+    return "npu" if torch.npu.is_available() else "cpu"

@@ -1,0 +1,20 @@
+"""Lines that use several torch.cuda APIs at once."""
+
+import torch
+import torch_npu  # noqa: F401
+
+
+def half_precision() -> torch.dtype:
+    # both have counterparts everywhere: rewritten together
+    return torch.bfloat16 if torch.npu.is_available() and torch.npu.is_bf16_supported() else torch.float16
+
+
+def fast_matmul() -> bool:
+    # the capability is a CUDA notion: the whole line waits for a person
+    return torch.cuda.is_available() and torch.cuda.get_device_capability()[0] >= 8
+
+
+def log_cuda_memory() -> None:
+    # named after CUDA, but no CUDA-only path: its probe is ported with the rest
+    if torch.npu.is_available():
+        print(torch.npu.memory_allocated())
