@@ -143,3 +143,11 @@ def test_libraries_decorators_and_ascend_unsupported_calls(cli: Cli, tmp_path: P
     unsupported = [(line, symbol) for line, rule, symbol, *_ in npu if rule == "CP7090"]
     assert unsupported == [(12, "torch.jit.script"), (20, "torch.nn.DataParallel")]  # not 16, 17, 18 or 21
     assert not any(rule == "CP7090" for _, rule, *_ in _rows(cli, tmp_path, "mlu"))
+
+
+def test_a_portable_difficulty_in_the_data_is_kept(cli: Cli, tmp_path: Path) -> None:
+    """`portable` is the lowest difficulty (0): the data's `portable` must not fall back to the rule's default."""
+    (tmp_path / "env.py").write_text('import os\nos.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"\n')
+    for target in ("npu", "mlu"):
+        [(_, rule, _, difficulty, _)] = _rows(cli, tmp_path, target)
+        assert (rule, difficulty) == ("CP7030", "portable")

@@ -240,17 +240,17 @@ class RuleSet:
         mapping = symbol.targets.get(target, TargetMapping("", None))
         replacement = mapping.replacement
         if replacement == REMOVED:
-            difficulty = mapping.difficulty or rule.difficulty.get(target, Difficulty.MECHANICAL)
+            difficulty = _given(mapping.difficulty, rule.difficulty.get(target, Difficulty.MECHANICAL))
             message = self.format_message(rule, "removed", target, symbol, "", mapping.note)
             return Outcome(difficulty, "", message, rule.renames and difficulty <= Difficulty.MECHANICAL)
         if replacement and replacement == symbol.name:
-            difficulty = mapping.difficulty or Difficulty.PORTABLE
+            difficulty = _given(mapping.difficulty, Difficulty.PORTABLE)
             kind = "same"
         elif replacement:
-            difficulty = mapping.difficulty or rule.difficulty.get(target, Difficulty.MANUAL)
+            difficulty = _given(mapping.difficulty, rule.difficulty.get(target, Difficulty.MANUAL))
             kind = "mapped" if difficulty <= Difficulty.MECHANICAL else "manual"
         else:
-            difficulty = mapping.difficulty or rule.unmapped.get(target, Difficulty.BLOCKER)
+            difficulty = _given(mapping.difficulty, rule.unmapped.get(target, Difficulty.BLOCKER))
             kind = "unmapped"
         rewrite = bool(replacement) and replacement != symbol.name and rule.renames
         if rewrite and difficulty >= Difficulty.MANUAL and not self._unsafe_renames(target):
@@ -547,3 +547,8 @@ def _finish(ruleset: RuleSet) -> None:
                     raise RuleDataError(f"symbol {symbol.name!r} names unknown target {target!r}")
     # longest prefixes first, so `nvtxRange` wins over `nvtx`
     ruleset.prefixes.sort(key=lambda s: -len(s.name))
+
+
+def _given(difficulty: Difficulty | None, default: Difficulty) -> Difficulty:
+    """The data's difficulty when it gives one: `portable` is 0, so `or` would drop it."""
+    return difficulty if difficulty is not None else default

@@ -178,6 +178,18 @@ class Reviewer:
                 return self._already("an earlier step of this detection chain")
             child = current
             current = current.parent
+        return self._file_side()
+
+    def _file_side(self) -> str | None:
+        """The file itself is the CUDA side of a device abstraction (`cuda_accelerator.py` beside
+        `npu_accelerator.py`)."""
+        if self.path is None or b"cuda" not in words_of(self.path.stem.encode()):
+            return None
+        if self.label in self._sibling_devices():
+            return (
+                f"`{self.path.name}` is the CUDA side of a device abstraction whose {self.label} side exists, so "
+                f"{self.platform} runs that one"
+            )
         return None
 
     def _already(self, where: str) -> str:
@@ -235,6 +247,14 @@ class Reviewer:
                             f"{self.label} side beside it rather than rewrite this one"
                         )
             current = current.parent
+        if self.path is not None and b"cuda" in words_of(self.path.stem.encode()):
+            others = self._sibling_devices() - {"cuda"} - self.know.generic_devices
+            if others:
+                listed = ", ".join(sorted(others))
+                return (
+                    f"`{self.path.name}` is the CUDA side of a device abstraction with {listed} sides: add a "
+                    f"{self.label} side beside it rather than rewrite this one"
+                )
         return None
 
     def _other_branch_names(self, statement: Node, child: Node) -> bool:
@@ -292,6 +312,9 @@ class Reviewer:
 
     # ---- tables of devices without the target ---------------------------------------------------------------------
     def _table_without_target(self, node: Node) -> str | None:
+        condition = self._devices_condition(node)
+        if condition is not None:
+            return condition
         current: Node | None = node
         for _ in range(4):  # the finding is a key, a value or an element, not something deep inside one
             if current is None:
@@ -314,6 +337,33 @@ class Reviewer:
                 )
             return None
         return None
+
+    def _devices_condition(self, node: Node) -> str | None:
+        """`t == "cuda" or t == "npu"` on mlu: a condition over several accelerators without the target, which
+        needs the target added, not its CUDA test rewritten."""
+        if node.type != "string" or node.parent is None or node.parent.type != "comparison_operator":
+            return None
+        top = node.parent
+        while top.parent is not None and top.parent.type in ("boolean_operator", "parenthesized_expression"):
+            top = top.parent
+        if top.type not in ("boolean_operator", "parenthesized_expression"):
+            return None
+        devices = set()
+        stack = [top]
+        while stack:
+            current = stack.pop()
+            if current.type == "string":
+                devices.add(self._device_string(current))
+            elif current.type in ("boolean_operator", "comparison_operator", "parenthesized_expression"):
+                stack.extend(current.named_children)
+        others = sorted(d for d in devices if d in self.know.device_types and d != "cuda")
+        others = [d for d in others if d not in self.know.generic_devices]
+        if "cuda" not in devices or not others:
+            return None
+        listed = ", ".join(f'"{d}"' for d in others)
+        return (
+            f'a condition on devices ({listed} beside "cuda") without "{self.label}": add it rather than rewrite "cuda"'
+        )
 
     # ---- probes of CUDA-only paths ----------------------------------------------------------------------------------
     def _cuda_only_probe(self, finding: Finding, node: Node) -> str | None:

@@ -15,6 +15,6 @@ def fast_matmul() -> bool:
 
 
 def log_cuda_memory() -> None:
-    # named after CUDA, but no CUDA-only path: its probe is ported with the rest
-    if torch.mlu.is_available():
+    # named after CUDA: whether its probe should test the target is a decision, the rest is ported
+    if torch.cuda.is_available():
         print(torch.mlu.memory_allocated())

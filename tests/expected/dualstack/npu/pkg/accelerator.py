@@ -58,3 +58,8 @@ def synchronize(device: torch.device) -> None:
 def device_for(rank: int) -> torch.device:
     # a plain CUDA path: this one is ported
     return torch.device(f"npu:{rank}")
+
+
+def keeps_fp32_state(tensor: torch.Tensor) -> bool:
+    # a condition over CUDA and NPU: on mlu it needs "mlu" added
+    return tensor.device.type == "cuda" or tensor.device.type == "npu"
