@@ -151,3 +151,19 @@ def test_a_portable_difficulty_in_the_data_is_kept(cli: Cli, tmp_path: Path) -> 
     for target in ("npu", "mlu"):
         [(_, rule, _, difficulty, _)] = _rows(cli, tmp_path, target)
         assert (rule, difficulty) == ("CP7030", "portable")
+
+
+def test_the_cuda_side_of_a_device_abstraction_is_the_hip_side(cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "attention_cuda.py").write_text(
+        "class FlashAttentionCudaExtension:\n"
+        "    def load(self):\n"
+        "        from flash_attn import flash_attn_func\n"
+        "        return flash_attn_func\n"
+    )
+    (tmp_path / "attention_npu.py").write_text("class FlashAttentionNpuExtension:\n    pass\n")
+    [hip] = _rows(cli, tmp_path, "hip")
+    assert hip[1:4] == ("CP7050", "flash_attn", "manual")  # a ROCm build to install: not "left as it is"
+    [npu] = _rows(cli, tmp_path, "npu")
+    assert npu[1:4] == ("CP7050", "flash_attn", "portable")  # the NPU side exists beside it
+    [mlu] = _rows(cli, tmp_path, "mlu")
+    assert mlu[1:4] == ("CP7050", "flash_attn", "manual")  # add an MLU side

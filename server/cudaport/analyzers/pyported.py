@@ -183,7 +183,7 @@ class Reviewer:
     def _file_side(self) -> str | None:
         """The file itself is the CUDA side of a device abstraction (`cuda_accelerator.py` beside
         `npu_accelerator.py`)."""
-        if self.path is None or b"cuda" not in words_of(self.path.stem.encode()):
+        if self.label == "cuda" or self.path is None or b"cuda" not in words_of(self.path.stem.encode()):
             return None
         if self.label in self._sibling_devices():
             return (
@@ -199,8 +199,8 @@ class Reviewer:
         """A class naming CUDA (`CUDA_Accelerator`) whose file or module has a sibling for the target
         (`npu_accelerator.py`, `class NPUAccelerator`): the CUDA side of a device abstraction."""
         name = class_node.child_by_field_name("name")
-        if name is None or b"cuda" not in words_of(text(name).encode()):
-            return None
+        if self.label == "cuda" or name is None or b"cuda" not in words_of(text(name).encode()):
+            return None  # on a target whose device is "cuda" (HIP), the CUDA side is the target's side
         siblings = self._sibling_devices() | self._module_class_devices()
         if self.label in siblings or siblings & self._target_devices():
             return (
@@ -233,6 +233,8 @@ class Reviewer:
 
     def _other_accelerator_sides(self, node: Node) -> str | None:
         """The CUDA side of a device abstraction whose other sides are accelerators but not the target."""
+        if self.label == "cuda":
+            return None
         current: Node | None = node
         while current is not None:
             if current.type == "class_definition":
