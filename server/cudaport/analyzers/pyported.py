@@ -513,7 +513,27 @@ def _optional(node: Node) -> bool:
                     return True
         if parent is not None and parent.type == "if_statement" and current.type == "block":
             condition = parent.child_by_field_name("condition")
-            if condition is not None and re.search(r"available|^has_|\bHAS_|installed", text(condition)):
+            if condition is not None and _AVAILABILITY.search(text(condition)):
                 return True
+        if current.type == "block" and _checked_before(current, node):
+            return True
         current = parent
+    return False
+
+
+_AVAILABILITY = re.compile(r"available|^has_|\bHAS_|installed")
+
+
+def _checked_before(block: Node, node: Node) -> bool:
+    """`if not is_bnb_available(): return False` earlier in the block: what follows runs only with the library."""
+    for statement in block.named_children:
+        if statement.start_byte >= node.start_byte:
+            return False
+        if statement.type != "if_statement":
+            continue
+        condition = statement.child_by_field_name("condition")
+        body = statement.child_by_field_name("consequence")
+        last = body.named_children[-1] if body is not None and body.named_children else None
+        if condition is not None and _AVAILABILITY.search(text(condition)) and last is not None and last.type in _EXITS:
+            return True
     return False

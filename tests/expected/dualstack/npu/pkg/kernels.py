@@ -52,3 +52,19 @@ def fused_attention_enabled() -> bool:
 
 def pick_device() -> str:
     return "npu" if torch.npu.is_available() else "cpu"
+
+
+def fused_adam_available() -> bool:
+    if not importlib_available("fused_adam_cuda"):
+        return False
+    import fused_adam_cuda  # noqa: F401  (only reached when it is installed)
+
+    return True
+
+
+def fp8_enabled() -> bool:
+    return torch.cuda.is_available() and check_cuda_fp8_capability()
+
+
+def check_cuda_fp8_capability() -> bool:
+    return torch.cuda.get_device_capability() >= (8, 9)
