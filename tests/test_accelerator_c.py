@@ -253,7 +253,7 @@ def test_targets_everywhere(tmp_path: Path) -> None:
     document = json.loads(result.stdout)
     assert document["target"] == "mlu"
     assert document["diagnostics"][0]["replacement"] == "cnrt.h"
-    bad = cudaport_module("check", "--target", "rocm", str(tmp_path / "a.cu"))
+    bad = cudaport_module("check", "--target", "tpu", str(tmp_path / "a.cu"))
     assert bad.returncode == 2
     assert "hip, npu, mlu" in bad.stderr
     helped = cudaport_module("check", "--help")

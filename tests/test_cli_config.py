@@ -53,7 +53,7 @@ def test_exit_2_on_usage_errors(cli: Cli, workdir: Path) -> None:
     target = cli("check", "a.cu", "--target", "cuda", cwd=workdir)
     assert (
         target.code == 2
-        and "cudaport: error: command line: 'target' must be one of hip, npu, mlu, not 'cuda'" in target.err
+        and "command line: 'target' must be one of hip, npu, mlu (or an alias), not 'cuda'" in target.err
     )
     no_command = cli(cwd=workdir)
     assert no_command.code == 2 and "usage: cudaport" in no_command.err
@@ -74,8 +74,8 @@ def test_exit_2_on_usage_errors(cli: Cli, workdir: Path) -> None:
         ("cudaport.toml", 'targte = "hip"\n', "cudaport.toml: unknown key 'targte'"),
         (
             "pyproject.toml",
-            '[tool.cudaport]\ntarget = "rocm"\n',
-            "pyproject.toml: 'tool.cudaport.target' must be one of hip, npu, mlu, not 'rocm'",
+            '[tool.cudaport]\ntarget = "cuda"\n',
+            "pyproject.toml: 'tool.cudaport.target' must be one of hip, npu, mlu (or an alias), not 'cuda'",
         ),
         (
             "pyproject.toml",
@@ -230,3 +230,16 @@ hip = "hipAllocTracked"
     [finding] = cli("check", "a.cu", "--format", "json", cwd=workdir).json()["diagnostics"]
     assert (finding["rule"], finding["replacement"], finding["fixable"]) == ("CP9001", "hipAllocTracked", True)
     assert finding["message"] == "House allocator function `gpuAllocTracked` → `hipAllocTracked` on HIP"
+
+
+def test_targets_are_named_case_insensitively_and_by_alias(cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "m.cu").write_text("#include <cuda_runtime.h>\nvoid f(float* p) { cudaFree(p); }\n")
+    for given, expected in (("ROCm", "hip"), ("dtk", "hip"), ("Ascend", "npu"), ("cambricon", "mlu"), ("NPU", "npu")):
+        result = cli("check", "m.cu", "--format", "json", "--target", given, cwd=tmp_path)
+        assert result.json()["target"] == expected, given
+    (tmp_path / "cudaport.toml").write_text('target = "ascend"\n')
+    assert cli("check", "m.cu", "--format", "json", cwd=tmp_path).json()["target"] == "npu"
+    report = cli("report", ".", "--target", "rocm,Ascend", "--format", "json", cwd=tmp_path).json()
+    assert [t["name"] for t in report["targets"]] == ["hip", "npu"]
+    bad = cli("check", "m.cu", "--target", "tpu", cwd=tmp_path)
+    assert bad.code == 2 and "tpu" in bad.err and "alias" in bad.err

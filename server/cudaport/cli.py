@@ -43,7 +43,7 @@ def _selection_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--target",
         help="hip (AMD ROCm, Hygon DCU), npu (Huawei Ascend: CANN, torch_npu) or mlu (Cambricon: CNToolkit, "
-        "torch_mlu); default: from the configuration, else hip",
+        "torch_mlu), or an alias (rocm, dtk, ascend, cambricon, ...); default: from the configuration, else hip",
     )
     group.add_argument("--config", type=Path, help="use this cudaport.toml or pyproject.toml")
     group.add_argument("--select", help="comma-separated rule codes or prefixes to enable (e.g. CP1,CP20)")
@@ -267,12 +267,14 @@ def _print_fixed(result: FixResult) -> None:
 
 
 def _report_targets(value: str | None) -> list[str]:
-    targets = _split(value) or []
-    known = load_ruleset().targets
-    for target in targets:
-        if target not in known:
-            raise UsageError(f"unknown target {target!r} (known: {', '.join(known)})")
-    return list(dict.fromkeys(targets))
+    ruleset = load_ruleset()
+    resolved = []
+    for target in _split(value) or []:
+        name = ruleset.resolve_target(target)
+        if name is None:
+            raise UsageError(f"unknown target {target!r} (known: {', '.join(ruleset.targets)}, or an alias)")
+        resolved.append(name)
+    return list(dict.fromkeys(resolved))
 
 
 def _report_format(args: argparse.Namespace) -> str:

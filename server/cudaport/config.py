@@ -117,7 +117,7 @@ def load_settings(
     start: Path | None = None,
     config: Path | None = None,
     overrides: Mapping[str, Any] | None = None,
-    known_targets: Sequence[str] | None = None,
+    known_targets: Sequence[str] | Mapping[str, str] | None = None,
     overrides_from: str = "command line",
     use_files: bool = True,
 ) -> Settings:
@@ -127,7 +127,7 @@ def load_settings(
     where they came from in error messages. `use_files=False` ignores configuration files (the defaults a front
     end falls back to when the project's configuration is broken)."""
     if known_targets is None:
-        known_targets = tuple(load_ruleset().targets)
+        known_targets = load_ruleset().target_names()
     path = config if config is not None else find_config(start or Path.cwd()) if use_files else None
     table: dict[str, Any] = {}
     if path is not None:
@@ -163,7 +163,11 @@ def _read_table(path: Path) -> dict[str, Any]:
 
 
 def _apply(
-    settings: Settings, table: Mapping[str, Any], where: str, base: Path, known_targets: Sequence[str]
+    settings: Settings,
+    table: Mapping[str, Any],
+    where: str,
+    base: Path,
+    known_targets: Sequence[str] | Mapping[str, str],
 ) -> Settings:
     prefix = "tool.cudaport." if where.endswith("pyproject.toml") else ""
     for key in table:
@@ -184,9 +188,16 @@ def _apply(
     known_codes = _known_codes(changes.get("extra_rules", settings.extra_rules))
     if "target" in table:
         target = table["target"]
-        if not isinstance(target, str) or target not in known_targets:
-            raise ConfigError(f"{where}: '{prefix}target' must be one of {', '.join(known_targets)}, not {target!r}")
-        changes["target"] = target
+        names = (
+            {k.lower(): v for k, v in known_targets.items()}
+            if isinstance(known_targets, Mapping)
+            else {t.lower(): t for t in known_targets}
+        )
+        canonical = names.get(target.strip().lower()) if isinstance(target, str) else None
+        if canonical is None:
+            listed = ", ".join(dict.fromkeys(names.values()))
+            raise ConfigError(f"{where}: '{prefix}target' must be one of {listed} (or an alias), not {target!r}")
+        changes["target"] = canonical
     if "select" in table:
         changes["select"] = _codes(strings("select"), where, prefix + "select", known_codes)
     if "extend-select" in table:

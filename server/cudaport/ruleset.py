@@ -64,6 +64,7 @@ class Target:
     after_runtime: frozenset[str] = frozenset()  # target headers that only compile after `runtime_include`
     vector_operators: frozenset[str] = frozenset()  # operators the target's own float4, int2, ... define
     pointer_types: tuple[str, ...] = ()  # CUDA integer types that are pointers on the target (CUdeviceptr)
+    aliases: tuple[str, ...] = ()  # other names users type for it (rocm, dtk; ascend; cambricon)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +176,18 @@ class RuleSet:
     sources: list[Path] = field(default_factory=list)
     _header_cache: dict[str, Symbol | None] = field(default_factory=dict, repr=False)
     _outcome_cache: dict[tuple[int, str], Outcome] = field(default_factory=dict, repr=False)
+
+    def target_names(self) -> dict[str, str]:
+        """Every name a user may give for a target (its name and aliases, lower-case) -> the target's name."""
+        names: dict[str, str] = {}
+        for target in self.targets.values():
+            for name in (target.name, *target.aliases):
+                names[name.lower()] = target.name
+        return names
+
+    def resolve_target(self, name: str) -> str | None:
+        """The target `name` stands for (case-insensitive, aliases accepted), or None."""
+        return self.target_names().get(name.strip().lower())
 
     # ---- lookups -------------------------------------------------------------------------------------------
     def symbol(self, name: str) -> Symbol | None:
@@ -371,7 +384,12 @@ def _load_targets(ruleset: RuleSet, path: Path) -> None:
             after_runtime=frozenset(str(h) for h in entry.get("after-runtime", [])),
             vector_operators=frozenset(str(o) for o in entry.get("vector-operators", [])),
             pointer_types=tuple(str(t) for t in entry.get("pointer-types", [])),
+            aliases=tuple(str(a) for a in entry.get("aliases", [])),
         )
+        taken = {n for t in ruleset.targets.values() if t.name != name for n in (t.name, *t.aliases)}
+        clash = sorted({a.lower() for a in (name, *ruleset.targets[name].aliases)} & {n.lower() for n in taken})
+        if clash:
+            raise RuleDataError(f"{where}.aliases: {', '.join(clash)} already names another target")
     ruleset.sources.append(path)
 
 

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
+from cudaport.ruleset import load_ruleset
+
 from .conftest import CUDAPORT, Launcher
 
 KERNEL = """#include <cuda_runtime.h>
@@ -163,3 +165,15 @@ async def test_run_on_save_holds_diagnostics_until_the_save(lsp: Launcher, tmp_p
     session.client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri)))
     after = await session.diagnostics(uri)
     assert "cudaFree" in {d.data["symbol"] for d in after}
+
+
+async def test_the_targets_come_from_the_rule_data(lsp: Launcher, tmp_path: Path) -> None:
+    folder = _workspace(tmp_path)
+    session = await lsp.start("visual_studio_code", root=folder)
+    targets = await session.client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="cudaport.server.targets", arguments=[])
+    )
+    by_name = {t["name"]: t for t in targets}
+    assert set(by_name) == set(load_ruleset().targets)
+    assert by_name["npu"]["label"] == load_ruleset().targets["npu"].label
+    assert "rocm" in by_name["hip"]["aliases"]

@@ -143,3 +143,52 @@ async def test_any_configuration_change_relints_every_open_document(lsp: Launche
     )
     for uri in uris:
         await settled(session, uri, lambda d: "CP1001" not in codes(d), "CP1001 ignored everywhere")
+
+
+async def test_an_empty_target_setting_leaves_the_projects_target(lsp: Launcher, profile: str, tmp_path: Path) -> None:
+    """VS Code sends `target: ""` when the user set none: the project's cudaport.toml (npu here) must win."""
+    (tmp_path / "cudaport.toml").write_text('target = "npu"\n')
+    path = copy_data("reduce.cu", tmp_path)
+    session = await lsp.start(profile, options={**FAST, "target": ""})
+    uri = session.open(path)
+    found = await session.diagnostics(uri)
+    assert found and {d.data["target"] for d in found if isinstance(d.data, dict)} == {"npu"}
+    # a target the user did set still overrides the file, and an alias names it
+    session.client.set_configuration({"cudaport": {**FAST, "target": "ROCm"}})
+    session.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    await settled(
+        session,
+        uri,
+        lambda d: bool(d) and {x.data["target"] for x in d if isinstance(x.data, dict)} == {"hip"},
+        "the hip findings",
+    )
+    # clearing the setting again hands the choice back to the project's file
+    session.client.set_configuration({"cudaport": {**FAST, "target": ""}})
+    session.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    await settled(
+        session,
+        uri,
+        lambda d: bool(d) and {x.data["target"] for x in d if isinstance(x.data, dict)} == {"npu"},
+        "the npu findings again",
+    )
+
+
+async def test_a_new_project_file_decides_once_the_setting_is_cleared(lsp: Launcher, tmp_path: Path) -> None:
+    """VS Code's sequence: the user clears `cudaport.target` after adding a cudaport.toml to the project."""
+    path = copy_data("reduce.cu", tmp_path)
+    session = await lsp.start("visual_studio_code", options={**FAST, "target": "hip"}, root=tmp_path)
+    uri = session.open(path)
+    assert {d.data["target"] for d in await session.diagnostics(uri)} == {"hip"}
+    config = tmp_path / "cudaport.toml"
+    config.write_text('target = "npu"\n')
+    session.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams([types.FileEvent(config.as_uri(), types.FileChangeType.Created)])
+    )
+    session.client.set_configuration({"cudaport": {**FAST, "target": ""}})
+    session.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    await settled(
+        session,
+        uri,
+        lambda d: bool(d) and {x.data["target"] for x in d if isinstance(x.data, dict)} == {"npu"},
+        "the npu findings of the new cudaport.toml",
+    )

@@ -259,20 +259,41 @@ try {
     await page.locator(".notification-toast", { hasText: "no safe fixes in this file" }).first().waitFor({ timeout: 30000 });
   });
 
-  await step("switching the target to npu changes the Python findings", async () => {
+  await step("with no target set, the project's cudaport.toml decides (npu)", async () => {
     await openFile("train.py");
     await page.keyboard.press("Control+Shift+M");
     // On HIP the PyTorch calls are portable (hints), which the Problems panel does not list.
     await waitFor(async () => !(await problemsText()).includes("train.py"), "no train.py problems for hip", 20000);
-    // The workspace's own settings file, as a user would commit it (VS Code watches the workspace for it).
+    writeFileSync(join(workspace, "cudaport.toml"), 'target = "npu"\n');
+    // the workspace's settings clear the user's `hip` (VS Code watches the workspace's settings file): the extension
+    // now sends an empty target, which leaves the choice to the project's file
     mkdirSync(join(workspace, ".vscode"), { recursive: true });
+    writeFileSync(join(workspace, ".vscode", "settings.json"), JSON.stringify({ "cudaport.target": "" }, null, 2));
+    await waitFor(async () => {
+      const text = await problemsText();
+      return text.includes("train.py") && /npu/i.test(text);
+    }, "npu findings for train.py from cudaport.toml", 60000);
+    await waitFor(
+      async () => (await page.locator(".statusbar").textContent())?.includes("CUDA→Ascend NPU"),
+      "the status item naming the project's target with the rule data's label",
+    );
+    // back to hip through the setting, which overrides the file as --target does
+    writeFileSync(join(workspace, ".vscode", "settings.json"), JSON.stringify({ "cudaport.target": "hip" }, null, 2));
+    await waitFor(async () => !(await problemsText()).includes("train.py"), "hip again from the setting", 60000);
+  });
+
+  await step("switching the target to npu changes the Python findings", async () => {
+    await openFile("train.py");
+    await page.keyboard.press("Control+Shift+M");
+    await waitFor(async () => !(await problemsText()).includes("train.py"), "no train.py problems for hip", 20000);
+    // The workspace's own settings file, as a user would commit it (VS Code watches the workspace for it).
     writeFileSync(join(workspace, ".vscode", "settings.json"), JSON.stringify({ "cudaport.target": "npu" }, null, 2));
     await waitFor(async () => {
       const text = await problemsText();
       return text.includes("train.py") && /npu/i.test(text);
     }, "npu findings for train.py in the Problems panel", 60000);
     await waitFor(
-      async () => (await page.locator(".statusbar").textContent())?.includes("CUDA→NPU"),
+      async () => (await page.locator(".statusbar").textContent())?.includes("CUDA→Ascend NPU"),
       "the status item showing the npu target",
     );
   });

@@ -18,7 +18,7 @@ import {
 import { NO_PYTHON_MESSAGE, checkInterpreter, chooseInterpreter, expandPath } from "./interpreter";
 import { ServerCommand, bundledServer, userServer } from "./serverCommand";
 import { toServerOptions } from "./settings";
-import { countFindings, statusText, statusTooltip } from "./status";
+import { countFindings, statusText, statusTooltip, targetLabels, targetOf, type TargetLabels } from "./status";
 
 const SECTION = "cudaport";
 const FIX_ALL_KIND = vscode.CodeActionKind.SourceFixAll.append("cudaport");
@@ -126,6 +126,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   });
   try {
     await client.start();
+    void loadTargets(client);
   } catch (error) {
     output.appendLine(`The server failed to start: ${String(error)}`);
     setStatusError("cudaport: server failed");
@@ -275,9 +276,10 @@ function updateStatus(): void {
     all.map((d) => ({ source: d.source, severity: d.severity, data: (d as { data?: unknown }).data })),
     1,
   );
-  const target = currentOptions().target;
-  status.text = statusText(target, counts);
-  status.tooltip = statusTooltip(target, counts);
+  const diagnostics = all.map((d) => ({ source: d.source, data: (d as { data?: unknown }).data }));
+  const target = targetOf(diagnostics) ?? currentOptions().target;
+  status.text = statusText(target, counts, labels);
+  status.tooltip = statusTooltip(target, counts, labels);
   status.backgroundColor = undefined;
   status.show();
 }
@@ -315,6 +317,22 @@ async function fixAllInFile(): Promise<void> {
   if (!(await vscode.workspace.applyEdit(action.edit))) {
     // The edit names the document version it was computed for: the file changed in the meantime.
     void vscode.window.showWarningMessage("cudaport: the file changed while the fixes were computed; run the command again.");
+  }
+}
+
+// The targets' labels, from the rule data the server loaded (no list of our own: a target added by a rule file
+// shows up here too).
+let labels: TargetLabels = {};
+async function loadTargets(running: LanguageClient): Promise<void> {
+  try {
+    const targets = await running.sendRequest<unknown>("workspace/executeCommand", {
+      command: "cudaport.server.targets",
+      arguments: [],
+    });
+    labels = targetLabels(targets);
+    updateStatus();
+  } catch (error) {
+    output.appendLine(`Could not list the targets: ${String(error)}`);
   }
 }
 

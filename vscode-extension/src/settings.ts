@@ -1,15 +1,17 @@
 // VS Code settings (the `cudaport.*` section) -> the options the server reads from initializationOptions and
 // workspace/configuration. Free of the vscode module so it can be unit-tested.
 
-export const TARGETS = ["hip", "npu", "mlu"] as const;
-export type Target = (typeof TARGETS)[number];
+// Targets come from the rule data (the server's `cudaport.server.targets` command): none is listed here. An empty
+// `cudaport.target` is sent as "" (not left out, which would keep the value an earlier message gave), and the server
+// then lets the project's cudaport.toml / pyproject.toml decide, as `cudaport check` does without --target.
+const TARGET = /^[A-Za-z][\w.@-]*$/;
 const SEVERITIES = new Set(["error", "warning", "information", "hint"]);
 const CODE = /^CP\d{0,4}$/;
 
 // Keys the server reads (camelCase, as editors write them). A list left empty in the settings is left out, so
 // that the project's cudaport.toml / pyproject.toml keeps its value: an empty `select` would enable no rule at all.
 export interface ServerOptions {
-  target: Target;
+  target: string;
   select?: string[];
   ignore?: string[];
   severity?: Record<string, string>;
@@ -31,12 +33,12 @@ export interface Mapped {
 
 export function toServerOptions(config: ConfigurationView): Mapped {
   const problems: string[] = [];
-  const targetValue = String(config.get<string>("target", "hip"));
-  let target: Target = "hip";
-  if ((TARGETS as readonly string[]).includes(targetValue)) {
-    target = targetValue as Target;
-  } else {
-    problems.push(`cudaport.target: unknown target "${targetValue}", using hip`);
+  const targetValue = String(config.get<string>("target", "") ?? "").trim();
+  let target: string | undefined;
+  if (TARGET.test(targetValue)) {
+    target = targetValue; // the server checks it against the rule data and reports an unknown one
+  } else if (targetValue) {
+    problems.push(`cudaport.target: "${targetValue}" is not a target name; the project's configuration decides`);
   }
   const codes = (key: string): string[] => {
     const raw = config.get<unknown>(key, []);
@@ -73,7 +75,7 @@ export function toServerOptions(config: ConfigurationView): Mapped {
   const levels = ["error", "warning", "info", "debug"] as const;
   const levelValue = config.get<string>("logLevel", "info");
   const logLevel = (levels as readonly string[]).includes(levelValue) ? (levelValue as ServerOptions["logLevel"]) : "info";
-  const options: ServerOptions = { target, run, logLevel };
+  const options: ServerOptions = { target: target ?? "", run, logLevel };
   const select = codes("select");
   const ignore = codes("ignore");
   if (select.length) options.select = select;

@@ -43,16 +43,57 @@ export function countFindings(diagnostics: Iterable<DiagnosticLike>, severityOff
   return counts;
 }
 
-const LABELS: Record<string, string> = { hip: "HIP", npu: "NPU", mlu: "MLU" };
+/** Labels of the targets, by name, as the server's `cudaport.server.targets` command gives them. */
+export type TargetLabels = Record<string, string>;
 
-export function statusText(target: string, counts: Counts): string {
-  const label = LABELS[target] ?? target.toUpperCase();
+export interface TargetInfo {
+  name: string;
+  label: string;
+  platform?: string;
+  aliases?: string[];
+}
+
+export function targetLabels(targets: unknown): TargetLabels {
+  const labels: TargetLabels = {};
+  if (Array.isArray(targets)) {
+    for (const item of targets as TargetInfo[]) {
+      if (item && typeof item.name === "string" && typeof item.label === "string") {
+        labels[item.name] = item.label;
+      }
+    }
+  }
+  return labels;
+}
+
+/** The target the server analysed for: the one most of its diagnostics carry in their data. */
+export function targetOf(diagnostics: Iterable<DiagnosticLike>): string | undefined {
+  const seen = new Map<string, number>();
+  for (const diagnostic of diagnostics) {
+    const data = diagnostic.data as { target?: unknown } | undefined;
+    if (diagnostic.source === "cudaport" && data && typeof data.target === "string") {
+      seen.set(data.target, (seen.get(data.target) ?? 0) + 1);
+    }
+  }
+  let best: string | undefined;
+  for (const [target, count] of seen) {
+    if (best === undefined || count > (seen.get(best) ?? 0)) best = target;
+  }
+  return best;
+}
+
+function labelOf(target: string | undefined, labels: TargetLabels): string {
+  if (!target) return "project target";
+  return labels[target] ?? target.toUpperCase();
+}
+
+export function statusText(target: string | undefined, counts: Counts, labels: TargetLabels = {}): string {
+  const label = labelOf(target, labels);
   const parts = [`${counts.blocker} blocker`, `${counts.manual} manual`, `${counts.mechanical} mechanical`];
   return `$(circuit-board) CUDA→${label}: ${parts.join(" · ")}`;
 }
 
-export function statusTooltip(target: string, counts: Counts): string {
-  const label = LABELS[target] ?? target;
+export function statusTooltip(target: string | undefined, counts: Counts, labels: TargetLabels = {}): string {
+  const label = labelOf(target, labels);
   return (
     `cudaport findings in open files for ${label}:\n` +
     `blocker ${counts.blocker}, manual ${counts.manual}, mechanical ${counts.mechanical}, portable ${counts.portable}\n` +

@@ -2,7 +2,9 @@
 
 - `cudaport.server.migrateWorkspace`: every safe rewrite in the workspace folders, sent to the client as one workspace
   edit whose changes need confirmation, so the editor shows its refactor preview before anything is written;
-- `cudaport.server.summary`: the migration assessment of the workspace for every target, as Markdown.
+- `cudaport.server.summary`: the migration assessment of the workspace for every target, as Markdown;
+- `cudaport.server.targets`: the targets the rule data declares (name, label, platform, aliases), so that an
+  editor lists and labels them without a list of its own.
 
 Both select files exactly as `cudaport check` does (files.discover with the configuration), use the unsaved text
 of open documents, and rewrite through Engine.fix_data, as `cudaport fix` does."""
@@ -16,6 +18,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from ..files import Excluded, Skipped, SourcePath, discover
+from ..ruleset import load_ruleset
 from ..source import UTF8, UTF8_BOM, LineIndex, SkipFile, read_source
 from . import edits as byte_edits
 from .features import register_command
@@ -28,6 +31,7 @@ log = logging.getLogger(__name__)
 # Named apart from the extension's own VS Code commands: vscode-languageclient registers these as commands too.
 MIGRATE = "cudaport.server.migrateWorkspace"
 SUMMARY = "cudaport.server.summary"
+TARGETS = "cudaport.server.targets"
 _ANNOTATION = "cudaport.safe-rewrites"
 
 
@@ -36,6 +40,18 @@ class Commands:
         self.server = server
         register_command(server, MIGRATE, self.migrate_workspace)
         register_command(server, SUMMARY, self.summary)
+        register_command(server, TARGETS, self.targets)
+
+    # ---- the targets the rule data declares -----------------------------------------------------------------------
+    def targets(self) -> list[dict[str, Any]]:
+        """What the editor offers and labels: every target of the rule data (extra rule files included)."""
+        folders = self.server.configuration.folders
+        resolved = self.server.configuration.resolve_directory(folders[-1]) if folders else None
+        ruleset = resolved.engine.ruleset if resolved is not None else load_ruleset()
+        return [
+            {"name": t.name, "label": t.label, "platform": t.platform, "aliases": list(t.aliases)}
+            for t in ruleset.targets.values()
+        ]
 
     # ---- migrate the workspace --------------------------------------------------------------------------------
     async def migrate_workspace(self) -> dict[str, Any]:

@@ -185,8 +185,16 @@ def _log_level(value: Any) -> str:
     return level
 
 
+def _target(value: Any) -> str | None:
+    """A target name, or nothing: an empty setting (the editor's default) leaves the project's configuration in
+    charge, as leaving `--target` out does on the command line."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return _string(value)
+
+
 _CHECKS: dict[str, Any] = {
-    "target": _string,
+    "target": _target,
     "select": _strings,
     "extend_select": _strings,
     "ignore": _strings,

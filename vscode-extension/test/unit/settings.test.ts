@@ -2,17 +2,17 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { toServerOptions } from "../../src/settings";
-import { countFindings, statusText } from "../../src/status";
+import { countFindings, statusText, targetLabels, targetOf } from "../../src/status";
 import { bundledServer, userServer } from "../../src/serverCommand";
 
 function view(values: Record<string, unknown>) {
   return { get: <T>(key: string, fallback: T): T => (key in values ? (values[key] as T) : fallback) };
 }
 
-test("defaults map to hip, lint on type, nothing selected or ignored", () => {
+test("defaults send an empty target, lint on type, nothing selected or ignored", () => {
   const { options, problems } = toServerOptions(view({}));
-  // empty lists are left out, so the project's configuration keeps its values
-  assert.deepEqual(options, { target: "hip", run: "onType", logLevel: "info" });
+  // an empty target and no empty lists: the project's configuration keeps its values (its target too)
+  assert.deepEqual(options, { target: "", run: "onType", logLevel: "info" });
   assert.deepEqual(problems, []);
 });
 
@@ -42,14 +42,14 @@ test("settings map to server options, normalising codes and severities", () => {
 
 test("bad values are dropped with a problem naming the setting", () => {
   const { options, problems } = toServerOptions(
-    view({ target: "tpu", select: ["E501"], severity: { CP1001: "fatal" }, logLevel: "loud" }),
+    view({ target: "not a target!", select: ["E501"], severity: { CP1001: "fatal" }, logLevel: "loud" }),
   );
-  assert.equal(options.target, "hip");
+  assert.equal(options.target, "");
   assert.equal(options.select, undefined);
   assert.equal(options.severity, undefined);
   assert.equal(options.logLevel, "info");
   assert.equal(problems.length, 3);
-  assert.match(problems.join("\n"), /cudaport\.target.*tpu/);
+  assert.match(problems.join("\n"), /cudaport\.target.*not a target/);
   assert.match(problems.join("\n"), /cudaport\.select.*E501/);
   assert.match(problems.join("\n"), /cudaport\.severity.*CP1001/);
 });
@@ -65,7 +65,21 @@ test("status counts only cudaport diagnostics, by data or by severity", () => {
   assert.deepEqual(counts, { portable: 1, mechanical: 1, manual: 1, blocker: 1 });
   // vscode.DiagnosticSeverity counts from 0
   assert.deepEqual(countFindings([{ source: "cudaport", severity: 0 }], 1).blocker, 1);
-  assert.equal(statusText("npu", counts), "$(circuit-board) CUDA→NPU: 1 blocker · 1 manual · 1 mechanical");
+  const labels = targetLabels([{ name: "npu", label: "Ascend NPU" }, { name: "musa", label: "MUSA" }, { bad: 1 }]);
+  assert.deepEqual(labels, { npu: "Ascend NPU", musa: "MUSA" });
+  assert.equal(statusText("npu", counts, labels), "$(circuit-board) CUDA→Ascend NPU: 1 blocker · 1 manual · 1 mechanical");
+  assert.equal(statusText("hip", counts), "$(circuit-board) CUDA→HIP: 1 blocker · 1 manual · 1 mechanical");
+});
+
+test("the status names the target the server's diagnostics were made for", () => {
+  const target = targetOf([
+    { source: "cudaport", data: { target: "npu" } },
+    { source: "cudaport", data: { target: "npu" } },
+    { source: "cudaport", data: { target: "hip" } },
+    { source: "clangd", data: { target: "hip" } },
+  ]);
+  assert.equal(target, "npu");
+  assert.equal(targetOf([]), undefined);
 });
 
 test("the bundled server runs python -m cudaport with the version's native folder first", () => {
