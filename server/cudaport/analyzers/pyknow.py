@@ -157,6 +157,7 @@ class PythonKnowledge:
     command_calls: frozenset[str] = frozenset()  # qualified callables that start a program
     options: dict[tuple[str, str, str], OptionEntry] = field(default_factory=dict)  # (call, keyword, value)
     option_calls: frozenset[str] = frozenset()  # the calls those options belong to
+    option_words: frozenset[str] = frozenset()  # their last components (`compile`), which a chain must end with
     _matches: dict[tuple[str, ...], tuple[ApiEntry, int] | None] = field(default_factory=dict)
 
     def match(self, parts: list[str]) -> tuple[ApiEntry, int] | None:
@@ -289,11 +290,12 @@ def load_python_knowledge(ruleset: RuleSet) -> PythonKnowledge:
         commands=commands,
         options=options,
         option_calls=frozenset(call for call, _, _ in options),
+        option_words=frozenset(call.rsplit(".", 1)[-1] for call, _, _ in options),
         command_calls=frozenset(str(c) for c in table.get("commands", {}).get("calls", [])),
     )
     knowledge.words = frozenset(_words(list(exact) + list(wildcards))) | frozenset(methods) | frozenset(env_exact)
     knowledge.words |= frozenset(re.findall(r"[A-Za-z_]\w*", " ".join(commands)))  # nvidia-smi: `nvidia`, `smi`
-    knowledge.words |= frozenset(call.rsplit(".", 1)[-1] for call in knowledge.option_calls)  # `compile`
+    knowledge.words |= knowledge.option_words  # `compile`
     # Members of classes are found from the class's name (`FSDP.summon_full_params(...)` names its class; a
     # method called on an instance names none, and the distinctive methods are matched on their own). Members of
     # the everyday classes would only cost lookups.

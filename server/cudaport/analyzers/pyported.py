@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from typing import Any
 from tree_sitter import Node
 
 from ..models import Difficulty, Finding
+from .pystrings import string_value, table_keys
 from .tsutil import text
 
 _WORD = re.compile(rb"[A-Za-z0-9]+")
@@ -100,11 +101,13 @@ class Reviewer:
     ) -> None:
         self.path = path  # the file, for the names of its siblings (None: an unsaved buffer)
         self._siblings: set[str] | None = None
+        self._module_classes: set[str] | None = None
         self.know = know
         self.data = data
         self.root = root
         self.target = target
         self.words = know.words.get(target, frozenset())
+        self.target_devices = frozenset(w.decode() for w in self.words)
         self.label = know.labels.get(target, target)  # the device type: "npu"
         self.platform = platform  # how people call it: "Ascend NPU"
 
@@ -155,10 +158,10 @@ class Reviewer:
         while current is not None and current.type != "module":
             kind = current.type
             if kind in _COLLECTIONS and any(
-                self._device_string(element) in self._target_devices() for element in current.named_children
+                self._device_string(element) in self.target_devices for element in current.named_children
             ):
                 return self._already(f"this {kind}")
-            if kind == "dictionary" and any(_key_type(key) in self._target_devices() for key in _keys(current)):
+            if kind == "dictionary" and any(_key_type(key) in self.target_devices for key in table_keys(current)):
                 return self._already("this table")
             if kind in _CONDITIONS and self._names(current):
                 return self._already("this condition")
@@ -183,13 +186,10 @@ class Reviewer:
     def _file_side(self) -> str | None:
         """The file itself is the CUDA side of a device abstraction (`cuda_accelerator.py` beside
         `npu_accelerator.py`)."""
-        if self.label == "cuda" or self.path is None or b"cuda" not in words_of(self.path.stem.encode()):
-            return None
-        if self.label in self._sibling_devices():
-            return (
-                f"`{self.path.name}` is the CUDA side of a device abstraction whose {self.label} side exists, so "
-                f"{self.platform} runs that one"
-            )
+        devices = self._file_side_devices()
+        if devices is not None and self.label in devices:
+            assert self.path is not None
+            return self._side_exists(self.path.name)
         return None
 
     def _already(self, where: str) -> str:
@@ -198,16 +198,44 @@ class Reviewer:
     def _abstraction_side(self, class_node: Node) -> str | None:
         """A class naming CUDA (`CUDA_Accelerator`) whose file or module has a sibling for the target
         (`npu_accelerator.py`, `class NPUAccelerator`): the CUDA side of a device abstraction."""
+        devices = self._class_side_devices(class_node)
+        if devices is not None and devices & self.target_devices:
+            return self._side_exists(text(class_node.child_by_field_name("name") or class_node))
+        return None
+
+    def _class_side_devices(self, class_node: Node) -> set[str] | None:
+        """For a class naming CUDA, the devices its sibling files and the module's other classes name; None for
+        any other class, and on a target whose device is "cuda" (HIP: the CUDA side is the target's side)."""
         name = class_node.child_by_field_name("name")
         if self.label == "cuda" or name is None or b"cuda" not in words_of(text(name).encode()):
-            return None  # on a target whose device is "cuda" (HIP), the CUDA side is the target's side
-        siblings = self._sibling_devices() | self._module_class_devices()
-        if self.label in siblings or siblings & self._target_devices():
-            return (
-                f"`{text(name)}` is the CUDA side of a device abstraction whose {self.label} side exists, so "
-                f"{self.platform} runs that one"
-            )
-        return None
+            return None
+        return self._sibling_devices() | self._module_class_devices()
+
+    def _file_side_devices(self) -> set[str] | None:
+        """For a file naming CUDA (`cuda_accelerator.py`), the devices its sibling files name; else None."""
+        if self.label == "cuda" or self.path is None or b"cuda" not in words_of(self.path.stem.encode()):
+            return None
+        return self._sibling_devices()
+
+    def _side_exists(self, name: str) -> str:
+        return (
+            f"`{name}` is the CUDA side of a device abstraction whose {self.label} side exists, so "
+            f"{self.platform} runs that one"
+        )
+
+    def _side_missing(self, name: str, devices: set[str]) -> str | None:
+        others = self._other_accelerators(devices)
+        if not others:
+            return None
+        return (
+            f"`{name}` is the CUDA side of a device abstraction with {', '.join(others)} sides: add a "
+            f"{self.label} side beside it rather than rewrite this one"
+        )
+
+    def _other_accelerators(self, devices: Iterable[str]) -> list[str]:
+        """The device types among `devices` that are accelerators other than CUDA (not cpu or meta), sorted."""
+        known = self.know.device_types
+        return sorted({d for d in devices if d in known and d != "cuda" and d not in self.know.generic_devices})
 
     def _sibling_devices(self) -> set[str]:
         """Device types named by the files beside this one (`npu_accelerator.py` names npu)."""
@@ -223,40 +251,28 @@ class Reviewer:
         return self._siblings
 
     def _module_class_devices(self) -> set[str]:
-        out: set[str] = set()
-        for node in self.root.named_children:
-            if node.type == "class_definition":
-                name = node.child_by_field_name("name")
+        """Device types named by the module's top-level classes (`class NPUAccelerator`), worked out once."""
+        if self._module_classes is None:
+            self._module_classes = set()
+            for node in self.root.named_children:
+                name = node.child_by_field_name("name") if node.type == "class_definition" else None
                 if name is not None:
-                    out |= {w.decode() for w in words_of(text(name).encode())} & self.know.device_types
-        return out
+                    self._module_classes |= {w.decode() for w in words_of(text(name).encode())} & self.know.device_types
+        return self._module_classes
 
     def _other_accelerator_sides(self, node: Node) -> str | None:
         """The CUDA side of a device abstraction whose other sides are accelerators but not the target."""
-        if self.label == "cuda":
-            return None
         current: Node | None = node
         while current is not None:
-            if current.type == "class_definition":
-                name = current.child_by_field_name("name")
-                if name is not None and b"cuda" in words_of(text(name).encode()):
-                    others = (self._sibling_devices() | self._module_class_devices()) - {"cuda"}
-                    others -= self.know.generic_devices
-                    if others:
-                        listed = ", ".join(sorted(others))
-                        return (
-                            f"`{text(name)}` is the CUDA side of a device abstraction with {listed} sides: add a "
-                            f"{self.label} side beside it rather than rewrite this one"
-                        )
+            devices = self._class_side_devices(current) if current.type == "class_definition" else None
+            name = current.child_by_field_name("name") if devices is not None else None
+            missing = self._side_missing(text(name), devices) if name is not None and devices is not None else None
+            if missing is not None:
+                return missing
             current = current.parent
-        if self.path is not None and b"cuda" in words_of(self.path.stem.encode()):
-            others = self._sibling_devices() - {"cuda"} - self.know.generic_devices
-            if others:
-                listed = ", ".join(sorted(others))
-                return (
-                    f"`{self.path.name}` is the CUDA side of a device abstraction with {listed} sides: add a "
-                    f"{self.label} side beside it rather than rewrite this one"
-                )
+        devices = self._file_side_devices()
+        if devices is not None and self.path is not None:
+            return self._side_missing(self.path.name, devices)
         return None
 
     def _other_branch_names(self, statement: Node, child: Node) -> bool:
@@ -272,11 +288,8 @@ class Reviewer:
                 return True
         return False
 
-    def _target_devices(self) -> frozenset[str]:
-        return frozenset(w.decode() for w in self.words)
-
     def _device_string(self, node: Node) -> str:
-        return _key_type(_string_value(node)) if node.type == "string" else ""
+        return _key_type(string_value(node)) if node.type == "string" else ""
 
     def _early_exit_before(self, block: Node, child: Node) -> bool:
         """An `if` earlier in `block` that names the target and leaves the block (`return "npu"`)."""
@@ -287,9 +300,7 @@ class Reviewer:
                 return False
             if statement.type != "if_statement" or not any(self._names_strongly(c) for c in _conditions(statement)):
                 continue
-            body = statement.child_by_field_name("consequence")
-            last = body.named_children[-1] if body is not None and body.named_children else None
-            if last is not None and last.type in _EXITS:
+            if _leaves(statement):
                 return True
         return False
 
@@ -322,15 +333,14 @@ class Reviewer:
             if current is None:
                 return None
             if current.type == "dictionary":
-                devices = [_key_type(k) for k in _keys(current)]
+                devices = [_key_type(k) for k in table_keys(current)]
             elif current.type in _COLLECTIONS:
                 devices = [self._device_string(e) for e in current.named_children]
             else:
                 current = current.parent
                 continue
-            known = [d for d in devices if d in self.know.device_types]
-            others = sorted({d for d in known if d != "cuda" and d not in self.know.generic_devices})
-            if "cuda" in known and others:
+            others = self._other_accelerators(devices)
+            if "cuda" in devices and others:
                 listed = ", ".join(f'"{d}"' for d in others)
                 what = "table" if current.type == "dictionary" else current.type
                 return (
@@ -358,8 +368,7 @@ class Reviewer:
                 devices.add(self._device_string(current))
             elif current.type in ("boolean_operator", "comparison_operator", "parenthesized_expression"):
                 stack.extend(current.named_children)
-        others = sorted(d for d in devices if d in self.know.device_types and d != "cuda")
-        others = [d for d in others if d not in self.know.generic_devices]
+        others = self._other_accelerators(devices)
         if "cuda" not in devices or not others:
             return None
         listed = ", ".join(f'"{d}"' for d in others)
@@ -428,9 +437,12 @@ class Reviewer:
     # ---- one device per line --------------------------------------------------------------------------------------
     def _one_device_per_line(self, findings: list[Finding]) -> None:
         lines: dict[int, list[Finding]] = defaultdict(list)
-        for finding in findings:
+        line, counted = 0, 0  # newlines up to `counted`: one pass over the buffer for all findings
+        for finding in sorted(findings, key=lambda f: f.start):
             if finding.data.get("kind") in _DEVICE_KINDS:
-                lines[self.data.count(b"\n", 0, finding.start)].append(finding)
+                line += self.data.count(b"\n", counted, finding.start)
+                counted = finding.start
+                lines[line].append(finding)
         for group in lines.values():
             stuck = [f for f in group if (f.fix is None or not f.fix.is_safe) and f.difficulty >= Difficulty.MANUAL]
             moving = [f for f in group if f.fix is not None and f.fix.is_safe]
@@ -454,21 +466,6 @@ def _leave(finding: Finding, difficulty: Difficulty, why: str) -> None:
     finding.data = {**finding.data, "reviewed": "left"}
 
 
-def _keys(dictionary: Node) -> list[str]:
-    keys = []
-    for pair in dictionary.named_children:
-        key = pair.child_by_field_name("key") if pair.type == "pair" else None
-        if key is not None and key.type == "string":
-            keys.append(_string_value(key))
-    return keys
-
-
-def _string_value(string: Node) -> str:
-    """The text between the quotes of a string literal (interpolations as written)."""
-    parts = [text(c) for c in string.named_children if c.type in ("string_content", "interpolation")]
-    return "".join(parts)
-
-
 def _key_type(key: str) -> str:
     return key.split(":", 1)[0].lower()
 
@@ -487,16 +484,7 @@ def _branches(statement: Node) -> list[tuple[Node | None, Node | None]]:
 
 
 def _conditions(statement: Node) -> list[Node]:
-    out = []
-    condition = statement.child_by_field_name("condition")
-    if condition is not None:
-        out.append(condition)
-    for clause in statement.named_children:
-        if clause.type == "elif_clause":
-            inner = clause.child_by_field_name("condition")
-            if inner is not None:
-                out.append(inner)
-    return out
+    return [condition for condition, _ in _branches(statement) if condition is not None]
 
 
 def _optional(node: Node) -> bool:
@@ -532,8 +520,13 @@ def _checked_before(block: Node, node: Node) -> bool:
         if statement.type != "if_statement":
             continue
         condition = statement.child_by_field_name("condition")
-        body = statement.child_by_field_name("consequence")
-        last = body.named_children[-1] if body is not None and body.named_children else None
-        if condition is not None and _AVAILABILITY.search(text(condition)) and last is not None and last.type in _EXITS:
+        if condition is not None and _AVAILABILITY.search(text(condition)) and _leaves(statement):
             return True
     return False
+
+
+def _leaves(statement: Node) -> bool:
+    """The `if` body ends by leaving the block (`return`, `raise`, `continue`, `break`)."""
+    body = statement.child_by_field_name("consequence")
+    last = body.named_children[-1] if body is not None and body.named_children else None
+    return last is not None and last.type in _EXITS

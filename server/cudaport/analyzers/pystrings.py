@@ -165,15 +165,20 @@ def _plain_call(arguments: Node, positions: Positions) -> bool:
 
 
 def table_keys(dictionary: Node | None) -> list[str]:
-    """The string keys of a dict display, as written (without quotes)."""
+    """The string keys of a dict display, as written (without quotes and prefixes)."""
     if dictionary is None or dictionary.type != "dictionary":
         return []
     keys = []
     for pair in dictionary.named_children:
         key = pair.child_by_field_name("key") if pair.type == "pair" else None
         if key is not None and key.type == "string":
-            keys.append(text(key).strip("\"'"))
+            keys.append(string_value(key))
     return keys
+
+
+def string_value(string: Node) -> str:
+    """The text between the quotes of a string literal (interpolations as written)."""
+    return "".join(text(c) for c in string.named_children if c.type in ("string_content", "interpolation"))
 
 
 def is_device_table(dictionary: Node | None, positions: Positions) -> bool:

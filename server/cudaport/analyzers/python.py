@@ -299,7 +299,7 @@ class PythonAnalyzer:
 
     def _options(self, file: _File, links: list[Link]) -> bool:
         """Device-specific option values of a call (`torch.compile(m, mode="reduce-overhead")`)."""
-        if links[-1].name not in self._option_words:
+        if links[-1].name not in self.know.option_words:
             return False
         qualified = file.imports.resolve([link.name for link in links])
         name = ".".join(qualified) if qualified is not None else ""
@@ -324,10 +324,6 @@ class PythonAnalyzer:
             symbol = Symbol(label, "option", entry.rule, "torch", targets)
             file.add(self._finding(file, symbol, value, None, {"kind": "option"}, needs_module=False))
         return False  # the call itself may still be a finding
-
-    @property
-    def _option_words(self) -> frozenset[str]:
-        return frozenset(call.rsplit(".", 1)[-1] for call in self.know.option_calls)
 
     # ---- PyTorch APIs and libraries, at their uses -------------------------------------------------------------
     def _api(self, file: _File, links: list[Link]) -> bool:

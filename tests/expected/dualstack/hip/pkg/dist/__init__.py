@@ -1,1 +1,0 @@
-"""The distributed core of the package (named like a build folder, but it is source)."""

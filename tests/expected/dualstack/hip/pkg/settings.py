@@ -1,3 +1,0 @@
-"""Defaults read by the launcher (no torch import here)."""
-
-DEVICE = "cuda"

@@ -1,8 +1,0 @@
-import torch
-
-
-class NpuAccelerator:
-    name = "npu"
-
-    def synchronize(self) -> None:
-        torch.npu.synchronize()

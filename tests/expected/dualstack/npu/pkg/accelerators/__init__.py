@@ -1,1 +1,0 @@
-"""One class per device behind a common interface."""
