@@ -1,8 +1,8 @@
-"""Does `cudaport fix --target hip` leave real CUDA code that compiles? Side by side with hipify-perl, in one run.
+"""Does `cudaport fix --target hip@5.2` leave real CUDA code that compiles? Side by side with hipify-perl, in one run.
 
     .venv/bin/python bench/compile_after_fix.py TREE [-I Common] [--jobs N] [--show N] [--keep DIR]
 
-TREE is copied twice (never edited): one copy gets `cudaport fix --target hip`, the other `hipify-perl -inplace`
+TREE is copied twice (never edited): one copy gets `cudaport fix --target hip@5.2`, the other `hipify-perl -inplace`
 (when hipify-perl is on PATH). Every `.cu` of TREE whose headers Debian's HIP 5.2 has is then compiled in both
 copies with hipcc (`-fsyntax-only`, gfx906, `-D__HIP_PLATFORM_AMD__=1`). A `.cu` qualifies when every header it
 includes exists on this machine, or is a CUDA header whose HIP counterpart (from cudaport's rule data) does: the
@@ -156,8 +156,12 @@ def compile_all(hipcc: str, root: Path, files: list[str], includes: list[str], j
         return {o.path: o for o in outcomes}
 
 
+# Debian's hipcc is ROCm 5.2: the rule data rates each API against that release.
+TARGET = "hip@5.2"
+
+
 def run_cudaport_fix(tree: Path) -> None:
-    command = [sys.executable, "-m", "cudaport", "fix", ".", "--target", "hip", "--fail-on", "never"]
+    command = [sys.executable, "-m", "cudaport", "fix", ".", "--target", TARGET, "--fail-on", "never"]
     subprocess.run(command, cwd=tree, check=True, stdout=subprocess.DEVNULL)
 
 
@@ -174,7 +178,7 @@ def run_hipify(hipify: str, tree: Path) -> None:
 
 def person_lines(tree: Path) -> set[tuple[str, int]]:
     """(file, line) of every manual or blocker finding cudaport leaves in the fixed tree."""
-    command = [sys.executable, "-m", "cudaport", "check", ".", "--target", "hip", "--format", "json", "--exit-zero"]
+    command = [sys.executable, "-m", "cudaport", "check", ".", "--target", TARGET, "--format", "json", "--exit-zero"]
     result = subprocess.run(command, cwd=tree, check=True, capture_output=True, text=True)
     document = json.loads(result.stdout)
     return {
@@ -390,7 +394,7 @@ def _run(hipcc: str, hipify: str | None, source: Path, work: Path, args: argpars
         theirs = compile_all(hipcc, hipified, chosen, args.includes, args.jobs)
 
     print("\ncompiles with hipcc 5.2 after the rewrite (-fsyntax-only, gfx906)")
-    print(f"  cudaport fix --target hip   {_rate(ours)}")
+    print(f"  cudaport fix --target {TARGET}   {_rate(ours)}")
     if theirs is not None:
         print(f"  hipify-perl -inplace        {_rate(theirs)}")
         both = sum(ours[f].ok and theirs[f].ok for f in chosen)

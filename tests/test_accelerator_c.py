@@ -259,9 +259,10 @@ def test_targets_everywhere(tmp_path: Path) -> None:
     helped = cudaport_module("check", "--help")
     assert "npu" in helped.stdout and "mlu" in helped.stdout
     rules = json.loads(cudaport_module("rule", "--all", "--format", "json").stdout)
+    every = {"hip", "npu", "mlu", "maca", "corex", "musa"}
     for rule in rules:
-        assert set(rule["difficulty"]) == {"hip", "npu", "mlu"}, rule["code"]
-        assert set(rule["unmapped"]) == {"hip", "npu", "mlu"}, rule["code"]
+        assert set(rule["difficulty"]) == every, rule["code"]
+        assert set(rule["unmapped"]) == every, rule["code"]
         assert all(rule["docs"][part] for part in ("what", "why", "example", "fix")), rule["code"]
 
 

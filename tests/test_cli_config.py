@@ -53,7 +53,8 @@ def test_exit_2_on_usage_errors(cli: Cli, workdir: Path) -> None:
     target = cli("check", "a.cu", "--target", "cuda", cwd=workdir)
     assert (
         target.code == 2
-        and "command line: 'target' must be one of hip, npu, mlu (or an alias), not 'cuda'" in target.err
+        and "command line: 'target' must be one of hip, npu, mlu, maca, corex, musa (or an alias), not 'cuda'"
+        in target.err
     )
     no_command = cli(cwd=workdir)
     assert no_command.code == 2 and "usage: cudaport" in no_command.err
@@ -75,7 +76,8 @@ def test_exit_2_on_usage_errors(cli: Cli, workdir: Path) -> None:
         (
             "pyproject.toml",
             '[tool.cudaport]\ntarget = "cuda"\n',
-            "pyproject.toml: 'tool.cudaport.target' must be one of hip, npu, mlu (or an alias), not 'cuda'",
+            "pyproject.toml: 'tool.cudaport.target' must be one of hip, npu, mlu, maca, corex, musa (or an alias), "
+            "not 'cuda'",
         ),
         (
             "pyproject.toml",
@@ -210,8 +212,8 @@ code = "CP9001"
 name = "house-allocator"
 subject = "House allocator"
 summary = "The team's CUDA allocator wrapper"
-difficulty = { hip = "mechanical" }
-unmapped = { hip = "manual" }
+difficulty = { hip = "mechanical", default = "manual" }
+unmapped = { hip = "manual", default = "blocker" }
 [rule.docs]
 what = "Finds gpuAllocTracked."
 why = "It wraps cudaMalloc."

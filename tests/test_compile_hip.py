@@ -1,5 +1,5 @@
 """Compile check with the real HIP compiler (Debian's ROCm 5.2 hipcc, ../shared/notes/compile-checking-hip.md):
-after `cudaport fix --target hip`, the fixtures that use only APIs HIP 5.2 has must build for gfx906 (a 64-wide
+after `cudaport fix --target hip@5.2`, the fixtures that use only APIs HIP 5.2 has must build for gfx906 (a 64-wide
 wavefront like Hygon DCU). The fixtures that need libraries Debian lacks (hipBLAS, hipFFT, hipSOLVER, hipCUB,
 RCCL, MIOpen, rocThrust, ...) are checked textually instead, by tests/test_fix.py and tests/expected/c/fixed/."""
 
@@ -61,7 +61,7 @@ def test_fixed_fixture_compiles_with_hipcc(cli: Cli, hipcc: str, workdir: Path, 
         before = _compile(hipcc, source, COMPILED[name])
         assert before.returncode != 0, f"{name} compiled with hipcc before the fix: the check proves nothing"
     # a fixture with headers of its own is fixed as a tree, as a user fixes a project
-    cli("fix", "." if name in FIXTURE_HEADERS else name, "--target", "hip", cwd=workdir)
+    cli("fix", "." if name in FIXTURE_HEADERS else name, "--target", "hip@5.2", cwd=workdir)
     result = _compile(hipcc, source, COMPILED[name])
     assert result.returncode == 0, result.stderr
     assert source.with_suffix(".o").stat().st_size > 0

@@ -114,7 +114,8 @@ def test_messages_name_the_construct_and_the_counterpart(cli: Cli) -> None:
         "`WARP_SIZE` hard-codes a warp size of 32; HIP wavefronts have 64 lanes (use warpSize)"
     )
     assert messages["warp_reduce.cu", 41, "__ballot_sync"] == (
-        "warp vote `__ballot_sync` assumes 32-lane warps; on HIP masks and results are 64-bit"
+        "warp vote `__ballot_sync` returns a 64-bit lane mask on HIP; code that stores it in 32 bits loses lanes; "
+        "needs ROCm ≥ 6.2; the build must define HIP_ENABLE_WARP_SYNC_BUILTINS"
     )
     assert messages["inline_ptx.cu", 7, "asm"] == "inline PTX `mov.u32 %0, %%laneid;`: %laneid → `__lane_id()`"
     assert messages["inline_ptx.cu", 25, "asm"] == (

@@ -123,7 +123,7 @@ def test_github_annotations_escape_data_and_properties(cli: Cli, workdir: Path) 
     # a newline or a percent sign in a message must not break the annotation
     (workdir / "extra.toml").write_text(
         '[[rule]]\ncode = "CP9002"\nname = "odd"\nsubject = "Odd"\nsummary = "s"\n'
-        'difficulty = { hip = "manual" }\nunmapped = { hip = "manual" }\n'
+        'difficulty = { default = "manual" }\nunmapped = { default = "manual" }\n'
         '[rule.message]\nunmapped = "100% odd\\nsecond line\\r"\n'
         '[rule.docs]\nwhat = "w"\nwhy = "y"\nexample = "e"\nfix = "f"\n'
         '[[symbol]]\nname = "oddThing"\nkind = "function"\nrule = "CP9002"\n'

@@ -5,7 +5,7 @@
 The shared CSVs are facts taken from HIPIFY's documentation (MIT, see rules/NOTICE). This script turns them into
 cudaport's own tables: it assigns each name the rule that explains it, marks names that user code could also
 define (`generic`) or that are plain C math (`quiet`), and rates unmapped enums and macros `manual` rather than
-`blocker`. Columns for other targets (npu_*, mlu_*) already present in the tables are kept as they are.
+`blocker`. Columns for other targets (npu_*, mlu_*, or any a table gains) already present are kept as they are.
 Hand-written tables (nccl.csv, nvtx.csv, nvml.csv, cuda_extra.csv) are not touched.
 """
 
@@ -222,6 +222,12 @@ def read_existing(path: Path, key: str) -> dict[str, dict[str, str]]:
         return {row[key]: row for row in csv.DictReader(handle)}
 
 
+def _with_kept_columns(columns: list[str], existing: dict[str, dict[str, str]]) -> list[str]:
+    """The importer's columns, then any other a table already has (another target's, added by hand)."""
+    present = next(iter(existing.values()), {})
+    return columns + [c for c in present if c not in columns]
+
+
 def import_api_map(reference: Path) -> None:
     by_library: dict[str, list[dict[str, str]]] = {}
     with (reference / "cuda-hip-api-map.csv").open(encoding="utf-8", newline="") as handle:
@@ -232,6 +238,7 @@ def import_api_map(reference: Path) -> None:
         existing = read_existing(out_path, "name")
         out_rows = []
         seen = set()
+        columns = _with_kept_columns(COLUMNS, existing)
         for row in rows:
             name = row["cuda_name"]
             if name in seen:
@@ -239,7 +246,7 @@ def import_api_map(reference: Path) -> None:
             seen.add(name)
             rule = rule_for(library, name)
             kept = existing.get(name, {})
-            out = {col: kept.get(col, "") for col in COLUMNS}
+            out = {col: kept.get(col, "") for col in columns}
             out.update(
                 name=name,
                 kind=row["kind"],
@@ -253,7 +260,7 @@ def import_api_map(reference: Path) -> None:
             if row["hip_experimental"] == "1":
                 out["hip_note"] = "experimental in HIP"
             out_rows.append(out)
-        write_csv(out_path, COLUMNS, out_rows)
+        write_csv(out_path, columns, out_rows)
         print(f"{out_path.relative_to(RULES.parent)}: {len(out_rows)} names")
 
 
@@ -284,12 +291,13 @@ def import_header_map(reference: Path) -> None:
     existing = read_existing(out_path, "header")
     hand_written = [row for row in existing.values() if row.get("origin") != "hipify"]
     rows = []
+    columns = _with_kept_columns(HEADER_COLUMNS, existing)
     with (reference / "cuda-hip-header-map.csv").open(encoding="utf-8", newline="") as handle:
         for row in csv.DictReader(handle):
             header = row["cuda_header"]
             rule = next((code for pattern, code in HEADER_RULES if pattern.search(header)), "CP1001")
             kept = existing.get(header, {})
-            out = {col: kept.get(col, "") for col in HEADER_COLUMNS}
+            out = {col: kept.get(col, "") for col in columns}
             out.update(header=header, rule=rule, hip=HEADER_CORRECTIONS.get(header, row["hip_header"]), origin="hipify")
             if not row["hip_header"]:
                 out["hip_difficulty"] = "manual"
@@ -297,7 +305,7 @@ def import_header_map(reference: Path) -> None:
             rows.append(out)
     names = {row["header"] for row in rows}
     rows.extend(row for row in hand_written if row["header"] not in names)
-    write_csv(out_path, HEADER_COLUMNS, rows)
+    write_csv(out_path, columns, rows)
     print(f"{out_path.relative_to(RULES.parent)}: {len(rows)} headers")
 
 

@@ -6,6 +6,7 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings (or, for `fix --diff`, c
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -19,7 +20,7 @@ from .models import Difficulty
 from .output import RunResult
 from .output.formats import render_github, render_json, render_sarif, render_statistics, render_text
 from .output.ruledoc import all_rules_markdown, rule_markdown, rule_text
-from .ruleset import RuleDataError, load_ruleset
+from .ruleset import RuleDataError, RuleSet, load_ruleset
 
 if TYPE_CHECKING:
     from .runner import FixResult, MultiTargetRun
@@ -266,15 +267,19 @@ def _print_fixed(result: FixResult) -> None:
     )
 
 
-def _report_targets(value: str | None) -> list[str]:
-    ruleset = load_ruleset()
-    resolved = []
-    for target in _split(value) or []:
-        name = ruleset.resolve_target(target)
-        if name is None:
-            raise UsageError(f"unknown target {target!r} (known: {', '.join(ruleset.targets)}, or an alias)")
+def _report_targets(specs: list[str], ruleset: RuleSet) -> tuple[list[str], dict[str, str]]:
+    """`hip@5.2`, `npu` -> (["hip", "npu"], {"hip": "5.2"})."""
+    resolved: list[str] = []
+    versions: dict[str, str] = {}
+    for spec in specs:
+        try:
+            name, version = ruleset.parse_target(spec)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
         resolved.append(name)
-    return list(dict.fromkeys(resolved))
+        if version:
+            versions[name] = version
+    return list(dict.fromkeys(resolved)), versions
 
 
 def _report_format(args: argparse.Namespace) -> str:
@@ -295,12 +300,15 @@ def _report(args: argparse.Namespace) -> int:
     from .progress import ProgressBar
     from .report import build_report, render
 
-    targets = _report_targets(args.target)
+    specs = _split(args.target) or []
     fmt = _report_format(args)
-    args.target = targets[0] if targets else None  # the configuration is resolved (and checked) as for `check`
+    args.target = specs[0] if specs else None  # the configuration is resolved (and checked) as for `check`
     settings = settings_from_args(args)
+    targets, versions = _report_targets(specs, load_ruleset(settings.extra_rules))
+    if versions:
+        settings = dataclasses.replace(settings, versions={**settings.versions, **versions})
     targets = targets or [settings.target]
-    ruleset = load_ruleset(settings.extra_rules)
+    ruleset = load_ruleset(settings.extra_rules).pinned(settings.versions)
     progress = ProgressBar(sys.stderr, enabled=False if args.no_progress else None)
     try:
         multi = runner.check_targets(args.paths, settings, targets, jobs=args.jobs, progress=progress)

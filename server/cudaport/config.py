@@ -46,6 +46,7 @@ class ConfigError(Exception):
 @dataclass(frozen=True)
 class Settings:
     target: str = "hip"
+    versions: Mapping[str, str] = field(default_factory=dict)  # target -> release given (`hip@6.2`)
     select: tuple[str, ...] = ("CP",)
     ignore: tuple[str, ...] = ()
     severity: Mapping[str, Severity] = field(default_factory=dict)
@@ -56,6 +57,12 @@ class Settings:
     fail_on: Difficulty = Difficulty.MECHANICAL
     config_path: Path | None = None
     root: Path = field(default_factory=Path.cwd)
+
+    @property
+    def target_spec(self) -> str:
+        """The target as the user names it with its version: `hip@6.2`, or `npu`."""
+        version = self.versions.get(self.target)
+        return f"{self.target}@{version}" if version else self.target
 
     @property
     def all_excludes(self) -> tuple[str, ...]:
@@ -126,8 +133,6 @@ def load_settings(
     `overrides` uses the configuration keys (`target`, `select`, `extend-exclude`, ...); `overrides_from` names
     where they came from in error messages. `use_files=False` ignores configuration files (the defaults a front
     end falls back to when the project's configuration is broken)."""
-    if known_targets is None:
-        known_targets = load_ruleset().target_names()
     path = config if config is not None else find_config(start or Path.cwd()) if use_files else None
     table: dict[str, Any] = {}
     if path is not None:
@@ -167,7 +172,7 @@ def _apply(
     table: Mapping[str, Any],
     where: str,
     base: Path,
-    known_targets: Sequence[str] | Mapping[str, str],
+    known_targets: Sequence[str] | Mapping[str, str] | None,
 ) -> Settings:
     prefix = "tool.cudaport." if where.endswith("pyproject.toml") else ""
     for key in table:
@@ -188,16 +193,27 @@ def _apply(
     known_codes = _known_codes(changes.get("extra_rules", settings.extra_rules))
     if "target" in table:
         target = table["target"]
+        if known_targets is None:
+            known_targets = _target_names(changes.get("extra_rules", settings.extra_rules))
         names = (
             {k.lower(): v for k, v in known_targets.items()}
             if isinstance(known_targets, Mapping)
             else {t.lower(): t for t in known_targets}
         )
-        canonical = names.get(target.strip().lower()) if isinstance(target, str) else None
+        name, _, version = target.partition("@") if isinstance(target, str) else ("", "", "")
+        canonical = names.get(name.strip().lower())
         if canonical is None:
             listed = ", ".join(dict.fromkeys(names.values()))
             raise ConfigError(f"{where}: '{prefix}target' must be one of {listed} (or an alias), not {target!r}")
         changes["target"] = canonical
+        if version.strip():
+            try:
+                _, checked = load_ruleset(changes.get("extra_rules", settings.extra_rules)).parse_target(target)
+            except (ValueError, RuleDataError) as exc:
+                raise ConfigError(f"{where}: '{prefix}target': {exc}") from None
+            changes["versions"] = {**settings.versions, canonical: checked}
+        elif canonical in settings.versions:  # named again without a version: the newest the data knows
+            changes["versions"] = {k: v for k, v in settings.versions.items() if k != canonical}
     if "select" in table:
         changes["select"] = _codes(strings("select"), where, prefix + "select", known_codes)
     if "extend-select" in table:
@@ -223,6 +239,13 @@ def _apply(
         except ValueError as exc:
             raise ConfigError(f"{where}: '{prefix}fail-on': {exc}") from None
     return replace(settings, **changes)
+
+
+def _target_names(extra_rules: tuple[Path, ...]) -> dict[str, str]:
+    try:
+        return load_ruleset(extra_rules).target_names()
+    except RuleDataError as exc:
+        raise ConfigError(str(exc)) from exc
 
 
 def _known_codes(extra_rules: tuple[Path, ...]) -> tuple[str, ...]:

@@ -67,7 +67,7 @@ class Engine:
 
     def __init__(self, settings: Settings, project: ProjectIndex | None = None) -> None:
         self.settings = settings
-        self.ruleset = load_ruleset(settings.extra_rules)
+        self.ruleset = load_ruleset(settings.extra_rules).pinned(settings.versions)
         self.project = project
         self._analyzers: dict[str, Analyzer] = {}
         self._lock = threading.Lock()

@@ -51,6 +51,53 @@ class RuntimeInit:
 
 
 @dataclass(frozen=True, slots=True)
+class VersionScheme:
+    """Whose release numbers a target's version data holds, and the newest one it knows."""
+
+    product: str  # "ROCm": messages say "needs ROCm ≥ 6.2"
+    newest: str  # the version assumed when the user names none
+    oldest: str = ""  # the oldest release still in use: a counterpart added after it says since when
+
+
+@dataclass(frozen=True, slots=True)
+class Derivation:
+    """Counterparts a target derives from the CUDA names, for names its own data does not map: a runtime that
+    renames CUDA's API one to one (`cudaMalloc` -> `mcMalloc`), or one that keeps the CUDA names (`renames` empty)."""
+
+    libraries: frozenset[str]  # the symbol tables it covers (`cuda_runtime`, the file's stem); empty: all
+    renames: tuple[tuple[str, str], ...]  # name prefix -> replacement, the longest that matches
+    source: str = ""  # rename this target's counterpart instead of the CUDA name (MACA follows HIP's names)
+    keep: bool = False  # a name no prefix matches, and that `source` keeps too, stays as it is (device functions)
+    difficulty: Difficulty | None = None
+    note: str = ""
+
+    def counterpart(self, symbol: Symbol) -> TargetMapping | None:
+        name = self._name(symbol)
+        if name is None:
+            return None
+        # Where the source target needs a person despite the same name (64-bit masks), so does this one.
+        source = symbol.targets.get(self.source) if self.source else None
+        difficulty = self.difficulty if self.difficulty is not None else source.difficulty if source else None
+        return TargetMapping(name, difficulty, self.note)
+
+    def _name(self, symbol: Symbol) -> str | None:
+        if self.libraries and symbol.library not in self.libraries:
+            return None
+        name = symbol.name
+        if self.source:
+            mapping = symbol.targets.get(self.source)
+            if mapping is None or not mapping.replacement or mapping.replacement == REMOVED:
+                return None  # what the source target lacks is no common API
+            name = mapping.replacement
+        for prefix, replacement in self.renames:
+            if name.startswith(prefix):
+                return replacement + name[len(prefix) :]
+        if self.keep:
+            return name if name == symbol.name else None  # kept only where the source keeps CUDA's name too
+        return None if self.renames else name
+
+
+@dataclass(frozen=True, slots=True)
 class Target:
     name: str
     label: str
@@ -59,12 +106,24 @@ class Target:
     shim_prefixes: tuple[str, ...]  # what a portability header maps CUDA names to
     runtime_include: str = ""  # the header that declares kernel builtins (nvcc includes CUDA's implicitly)
     lanes: int = 0  # threads per warp/wavefront; 0 = the target has no SIMT warps
+    lanes_note: str = ""  # where `lanes` holds (MUSA: 128 on S80/S4000, 32 on S5000)
     unsafe_renames: bool = True  # offer a `manual` counterpart as an unsafe rename
     init: RuntimeInit | None = None
     after_runtime: frozenset[str] = frozenset()  # target headers that only compile after `runtime_include`
     vector_operators: frozenset[str] = frozenset()  # operators the target's own float4, int2, ... define
     pointer_types: tuple[str, ...] = ()  # CUDA integer types that are pointers on the target (CUdeviceptr)
     aliases: tuple[str, ...] = ()  # other names users type for it (rocm, dtk; ascend; cambricon)
+    kernels: str = "rewrite"  # CUDA kernels on the target: "unchanged", "rename" (HIP, MUSA) or "rewrite" (Ascend C)
+    like: str = ""  # a target whose rule difficulties this one takes where its own data gives none
+    like_rules: Mapping[str, str] = field(default_factory=dict)  # rule code prefix -> such a target (CP7: Python)
+
+    def like_for(self, code: str) -> str:
+        """The target whose difficulty rule `code` borrows: the longest matching prefix's, else `like`."""
+        best = max((p for p in self.like_rules if code.startswith(p)), key=len, default=None)
+        return self.like_rules[best] if best is not None else self.like
+
+    versions: VersionScheme | None = None  # release numbers the data rates APIs against (`hip@6.2`)
+    derive: tuple[Derivation, ...] = ()  # counterparts worked out from CUDA names instead of a column of its own
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +150,7 @@ class Rule:
     versions: str = "CUDA"  # whose release numbers the deprecated/removed columns hold (cuDNN has its own)
 
 
+DEFAULT_KEY = "default"  # `difficulty.default` in a rule: for every target it does not name
 REMOVED = "-"  # a target cell that says the target needs nothing in its place: the name is deleted
 
 
@@ -99,6 +159,11 @@ class TargetMapping:
     replacement: str  # "" = no counterpart; REMOVED = nothing is needed, the name goes
     difficulty: Difficulty | None  # None = the rule's default
     note: str = ""
+    added: str = ""  # the target release that added the counterpart (rules/versions/<target>.csv)
+    deprecated: str = ""
+    removed: str = ""
+    condition: str = ""  # a macro the build must define for the counterpart (HIP_ENABLE_WARP_SYNC_BUILTINS)
+    before: TargetMapping | None = None  # the counterpart in releases older than `added` (hip_bfloat16)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +203,6 @@ class Outcome:
     rewrite: bool  # whether `replacement` may be offered as an edit
 
 
-_TARGET_COLUMNS = ("hip", "npu", "mlu")
 _GENERIC_MESSAGES = {
     "mapped": "{subject} {kind} `{symbol}` → `{replacement}` on {target}{note}",
     "manual": "{subject} {kind} `{symbol}`: {target} has `{replacement}`, but it needs a person to adapt{note}",
@@ -147,6 +211,14 @@ _GENERIC_MESSAGES = {
     "removed": "{subject} {kind} `{symbol}` is not needed on {target}: it is removed{note}",
     "unmapped-counterpart": (
         "{subject} {kind} `{symbol}` has no {target} counterpart; the port needs {counterpart}{note}"
+    ),
+    "too-old": (
+        "{subject} {kind} `{symbol}` needs {product} ≥ {added} (`{replacement}`), and the build assumes {product} "
+        "{version}: keep the CUDA path for older releases or require a newer one{note}"
+    ),
+    "version-removed": (
+        "{subject} {kind} `{symbol}`: `{replacement}` was removed in {product} {removed}, and the build assumes "
+        "{product} {version}{note}"
     ),
 }
 _KIND_WORDS = {
@@ -174,6 +246,7 @@ class RuleSet:
     namespaces: dict[str, Symbol] = field(default_factory=dict)
     tables: dict[str, Any] = field(default_factory=dict)  # analyzer tables from the other *.toml files
     sources: list[Path] = field(default_factory=list)
+    versions: Mapping[str, str] = field(default_factory=dict)  # target -> the release the user builds with
     _header_cache: dict[str, Symbol | None] = field(default_factory=dict, repr=False)
     _outcome_cache: dict[tuple[int, str], Outcome] = field(default_factory=dict, repr=False)
 
@@ -189,6 +262,39 @@ class RuleSet:
         """The target `name` stands for (case-insensitive, aliases accepted), or None."""
         return self.target_names().get(name.strip().lower())
 
+    def parse_target(self, spec: str) -> tuple[str, str]:
+        """`hip@6.2` -> ("hip", "6.2"); `rocm` -> ("hip", ""). A ValueError says what is wrong."""
+        name, _, version = spec.strip().partition("@")
+        canonical = self.resolve_target(name)
+        if canonical is None:
+            known = ", ".join(self.targets)
+            raise ValueError(f"unknown target {name.strip()!r} (known: {known}, or an alias)")
+        version = version.strip()
+        if not version:
+            return canonical, ""
+        scheme = self.targets[canonical].versions
+        if scheme is None:
+            raise ValueError(f"target {canonical!r} has no version data: give it without '@{version}'")
+        if _version_key(version) is None:
+            raise ValueError(f"{spec.strip()!r}: a version is numbers separated by dots, like {scheme.newest}")
+        return canonical, version
+
+    def pinned(self, versions: Mapping[str, str]) -> RuleSet:
+        """This rule data rating each target against the release in `versions` (target -> version); the
+        tables are shared, the outcome caches are not."""
+        wanted = {t: v for t, v in versions.items() if v}
+        if wanted == dict(self.versions):
+            return self
+        return dataclasses.replace(self, versions=wanted, _header_cache={}, _outcome_cache={})
+
+    def version_of(self, target: str) -> str:
+        """The release of `target` the findings assume: the user's, else the newest the data knows ("" if none)."""
+        given = self.versions.get(target)
+        if given:
+            return given
+        known = self.targets.get(target)
+        return known.versions.newest if known is not None and known.versions is not None else ""
+
     # ---- lookups -------------------------------------------------------------------------------------------
     def symbol(self, name: str) -> Symbol | None:
         found = self.symbols.get(name)
@@ -203,6 +309,11 @@ class RuleSet:
     def mappable(self) -> Mapping[str, Symbol]:
         """The CUDA names a portability header can map: symbols and namespaces (`namespace cub = hipcub;`)."""
         return {**self.namespaces, **self.symbols}
+
+    @functools.cached_property
+    def kernel_keepers(self) -> tuple[str, ...]:
+        """The targets whose compilers take CUDA kernels (as they are, or with renamed APIs)."""
+        return tuple(t.name for t in self.targets.values() if t.kernels != "rewrite")
 
     @functools.cached_property
     def prefix_pattern(self) -> re.Pattern[str] | None:
@@ -248,9 +359,16 @@ class RuleSet:
             self._outcome_cache[key] = outcome
         return outcome
 
+    def mapping(self, symbol: Symbol, target: str) -> TargetMapping:
+        """The symbol's counterpart on `target` in the release assumed (an older one when the newest came later)."""
+        mapping = symbol.targets.get(target, TargetMapping("", None))
+        while mapping.before is not None and self._release_check(mapping, target) == "too-old":
+            mapping = mapping.before
+        return mapping
+
     def _outcome(self, symbol: Symbol, target: str) -> Outcome:
         rule = self.rules[symbol.rule]
-        mapping = symbol.targets.get(target, TargetMapping("", None))
+        mapping = self.mapping(symbol, target)
         replacement = mapping.replacement
         if replacement == REMOVED:
             difficulty = _given(mapping.difficulty, rule.difficulty.get(target, Difficulty.MECHANICAL))
@@ -258,7 +376,7 @@ class RuleSet:
             return Outcome(difficulty, "", message, rule.renames and difficulty <= Difficulty.MECHANICAL)
         if replacement and replacement == symbol.name:
             difficulty = _given(mapping.difficulty, Difficulty.PORTABLE)
-            kind = "same"
+            kind = "same" if difficulty <= Difficulty.MECHANICAL else _same_but_manual(rule, target)
         elif replacement:
             difficulty = _given(mapping.difficulty, rule.difficulty.get(target, Difficulty.MANUAL))
             kind = "mapped" if difficulty <= Difficulty.MECHANICAL else "manual"
@@ -270,20 +388,55 @@ class RuleSet:
             rewrite = False  # the counterpart differs in signature: a rename alone would not compile
         if kind == "manual" and not rule.renames and "manual" not in rule.messages:
             kind = "unmapped"  # a counterpart name that is never offered is not worth naming, unless the rule says
-        message = self.format_message(rule, kind, target, symbol, replacement, mapping.note)
+        lifecycle = self._release_check(mapping, target) if replacement else None
+        if lifecycle is not None:
+            # The counterpart exists, but not in the release the user builds with.
+            message = self.format_message(rule, lifecycle, target, symbol, replacement, mapping.note, mapping)
+            return Outcome(max(difficulty, Difficulty.MANUAL), None, message, False)
+        message = self.format_message(rule, kind, target, symbol, replacement, mapping.note, mapping)
         return Outcome(difficulty, replacement if rewrite else None, message, rewrite)
+
+    def _release_check(self, mapping: TargetMapping, target: str) -> str | None:
+        """ "too-old" when the target's counterpart came after the release assumed, "version-removed" when it went
+        before it; None when it is there."""
+        if not (mapping.added or mapping.removed):
+            return None
+        version = _version_key(self.version_of(target))
+        if version is None:
+            return None
+        added, removed = _version_key(mapping.added), _version_key(mapping.removed)
+        if added is not None and version < added:
+            return "too-old"
+        if removed is not None and version >= removed:
+            return "version-removed"
+        return None
 
     def _unsafe_renames(self, target: str) -> bool:
         known = self.targets.get(target)
         return known.unsafe_renames if known is not None else True
 
     def format_message(
-        self, rule: Rule, kind: str, target: str, symbol: Symbol, replacement: str, extra_note: str = ""
+        self,
+        rule: Rule,
+        kind: str,
+        target: str,
+        symbol: Symbol,
+        replacement: str,
+        extra_note: str = "",
+        mapping: TargetMapping | None = None,
     ) -> str:
+        known = self.targets.get(target)
+        product = known.versions.product if known is not None and known.versions is not None else ""
+        version = self.version_of(target)
         notes = [n for n in (extra_note, symbol.note, _lifecycle(symbol, rule.versions)) if n]
-        counterpart = rule.counterparts.get(target, "")
+        if mapping is not None and kind not in ("too-old", "version-removed"):
+            notes.extend(_target_lifecycle(mapping, known.versions if known is not None else None, version))
         template = self.message_template(rule, kind, target)
-        label = self.targets[target].label if target in self.targets else target
+        label = known.label if known is not None else target
+        # A rule's words for what replaces the construct; a target the rule says nothing about gets honest ones.
+        counterpart = (
+            rule.counterparts.get(target) or f"an implementation of its own (cudaport knows no {label} counterpart)"
+        )
         values = {
             "subject": rule.subject,
             "kind": _KIND_WORDS.get(symbol.kind, symbol.kind),
@@ -292,6 +445,12 @@ class RuleSet:
             "target": label,
             "counterpart": counterpart,
             "note": "".join(f"; {n}" for n in notes),
+            "lanes": str(known.lanes) if known is not None and known.lanes else "no",
+            "lanes_note": known.lanes_note if known is not None else "",
+            "product": product,
+            "version": version,
+            "added": _short(mapping.added) if mapping is not None else "",
+            "removed": _short(mapping.removed) if mapping is not None else "",
         }
         try:
             return template.format(**values)
@@ -302,12 +461,56 @@ class RuleSet:
     def message_template(rule: Rule, kind: str, target: str) -> str:
         """The rule's template for this target (`message.<target>.<kind>`), its own (`message.<kind>`), or the
         generic one; a generic `unmapped` message names the rule's counterpart for the target when it has one."""
+        if kind in ("too-old", "version-removed"):
+            return rule.messages.get(kind) or _GENERIC_MESSAGES[kind]
         template = rule.messages.get(f"{target}.{kind}") or rule.messages.get(kind)
         if template:
             return template
         if kind == "unmapped" and rule.counterparts.get(target):
             return _GENERIC_MESSAGES["unmapped-counterpart"]
         return _GENERIC_MESSAGES.get(kind, _GENERIC_MESSAGES["unmapped"])
+
+
+def _same_but_manual(rule: Rule, target: str) -> str:
+    """The template for a counterpart of the same name that still needs a person (64-bit masks): the rule's own
+    words for it (`same`, else `unmapped`), which say why, before the generic `manual`."""
+    for kind in ("same", "unmapped"):
+        if f"{target}.{kind}" in rule.messages or kind in rule.messages:
+            return kind
+    return "manual"
+
+
+def _version_key(version: str) -> tuple[int, ...] | None:
+    """`6.2` and `6.2.0` compare equal; anything but dotted numbers is None."""
+    parts = version.strip().split(".") if version else []
+    if not parts or not all(p.isdigit() for p in parts):
+        return None
+    numbers = [int(p) for p in parts]
+    while len(numbers) > 1 and numbers[-1] == 0:
+        numbers.pop()
+    return tuple(numbers)
+
+
+def _target_lifecycle(mapping: TargetMapping, scheme: VersionScheme | None, version: str) -> list[str]:
+    """Notes on a counterpart that is there in the release assumed: since when (when that is after the oldest
+    release in use), deprecated, behind a macro."""
+    notes = []
+    product = scheme.product if scheme is not None else ""
+    added, oldest = _version_key(mapping.added), _version_key(scheme.oldest) if scheme is not None else None
+    if added is not None and product and (oldest is None or added > oldest):
+        notes.append(f"needs {product} ≥ {_short(mapping.added)}")
+    if mapping.deprecated and product:
+        key, deprecated = _version_key(version), _version_key(mapping.deprecated)
+        if key is not None and deprecated is not None and key >= deprecated:
+            notes.append(f"deprecated since {product} {_short(mapping.deprecated)}")
+    if mapping.condition:
+        notes.append(f"the build must define {mapping.condition}")
+    return notes
+
+
+def _short(version: str) -> str:
+    """`6.2.0` -> `6.2`: how people name a ROCm release."""
+    return version[:-2] if version.endswith(".0") and version.count(".") == 2 else version
 
 
 def _lifecycle(symbol: Symbol, product: str) -> str:
@@ -328,7 +531,10 @@ def load_ruleset(extra: Iterable[Path] = ()) -> RuleSet:
 def _load_cached(extra: tuple[Path, ...]) -> RuleSet:
     base = bundled_rules_dir()
     ruleset = RuleSet()
-    _load_targets(ruleset, base / "targets.toml")
+    _load_targets(ruleset, _read_toml(base / "targets.toml"), base / "targets.toml")
+    extra_tomls = {path: _read_toml(path) for path in extra if path.suffix != ".csv"}
+    for path, data in extra_tomls.items():  # an extra file may declare a whole target: columns need it first
+        _load_targets(ruleset, data, path)
     _load_rules_toml(ruleset, base / "rules.toml")
     for csv_path in sorted((base / "symbols").glob("*.csv")):
         _load_symbol_csv(ruleset, csv_path, ruleset.symbols)
@@ -337,8 +543,12 @@ def _load_cached(extra: tuple[Path, ...]) -> RuleSet:
     for table in sorted(base.glob("*.toml")):
         if table.name not in ("targets.toml", "rules.toml"):
             ruleset.tables[table.stem] = _read_toml(table)
+    for csv_path in sorted((base / "counterparts").glob("*.csv")):
+        _merge_counterparts(ruleset, csv_path)
     for path in extra:
-        _load_extra(ruleset, path)
+        _load_extra(ruleset, path, extra_tomls.get(path))
+    for csv_path in sorted((base / "versions").glob("*.csv")):
+        _load_versions(ruleset, csv_path)
     _finish(ruleset)
     return ruleset
 
@@ -352,10 +562,29 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise RuleDataError(f"{path}: invalid TOML: {exc}") from exc
 
 
-def _load_targets(ruleset: RuleSet, path: Path) -> None:
-    data = _read_toml(path)
-    for name, entry in data.get("target", {}).items():
+_TARGET_KEYS = {
+    "label", "platform", "markers", "shim-prefixes", "runtime-include", "lanes", "unsafe-renames", "init",
+    "after-runtime", "vector-operators", "pointer-types", "aliases", "kernels", "like", "versions", "derive",
+    "lanes-note",
+}  # fmt: skip
+_KERNEL_ROUTES = ("unchanged", "rename", "rewrite")
+
+
+def _load_targets(ruleset: RuleSet, data: Mapping[str, Any], path: Path) -> None:
+    targets = data.get("target", {})
+    if not isinstance(targets, dict):
+        raise RuleDataError(f"{path}: [target.<name>] tables expected")
+    for name, entry in targets.items():
         where = f"{path}: target.{name}"
+        if not re.fullmatch(r"[a-z][a-z0-9_-]*", name):
+            raise RuleDataError(f"{where}: a target name is lower-case letters, digits, '-' and '_'")
+        if name in ruleset.targets:
+            raise RuleDataError(f"{where}: target {name!r} is declared twice")
+        unknown = sorted(set(entry) - _TARGET_KEYS)
+        if unknown:
+            raise RuleDataError(
+                f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_TARGET_KEYS))})"
+            )
         markers = entry.get("markers", [])
         try:
             pattern = re.compile(r"\b(?:" + "|".join(markers) + r")\b") if markers else re.compile(r"(?!)")
@@ -364,6 +593,9 @@ def _load_targets(ruleset: RuleSet, path: Path) -> None:
         init = entry.get("init")
         if init is not None and not (isinstance(init, dict) and isinstance(init.get("call"), str)):
             raise RuleDataError(f"{where}.init: a table with 'call', 'triggers' and 'rule'")
+        kernels = str(entry.get("kernels", "rewrite"))
+        if kernels not in _KERNEL_ROUTES:
+            raise RuleDataError(f"{where}.kernels: one of {', '.join(_KERNEL_ROUTES)}, not {kernels!r}")
         ruleset.targets[name] = Target(
             name=name,
             label=_req_str(entry, "label", where),
@@ -372,6 +604,7 @@ def _load_targets(ruleset: RuleSet, path: Path) -> None:
             shim_prefixes=tuple(entry.get("shim-prefixes", [])),
             runtime_include=str(entry.get("runtime-include", "")),
             lanes=int(entry.get("lanes", 0)),
+            lanes_note=str(entry.get("lanes-note", "")),
             unsafe_renames=bool(entry.get("unsafe-renames", True)),
             init=RuntimeInit(
                 str(init["call"]),
@@ -385,12 +618,50 @@ def _load_targets(ruleset: RuleSet, path: Path) -> None:
             vector_operators=frozenset(str(o) for o in entry.get("vector-operators", [])),
             pointer_types=tuple(str(t) for t in entry.get("pointer-types", [])),
             aliases=tuple(str(a) for a in entry.get("aliases", [])),
+            kernels=kernels,
+            like=str(like) if isinstance(like := entry.get("like", ""), str) else str(like.get(DEFAULT_KEY, "")),
+            like_rules={str(k): str(v) for k, v in like.items() if k != DEFAULT_KEY} if isinstance(like, dict) else {},
+            versions=_version_scheme(entry.get("versions"), f"{where}.versions"),
+            derive=tuple(_derivation(raw, f"{where}.derive #{i + 1}") for i, raw in enumerate(entry.get("derive", []))),
         )
         taken = {n for t in ruleset.targets.values() if t.name != name for n in (t.name, *t.aliases)}
         clash = sorted({a.lower() for a in (name, *ruleset.targets[name].aliases)} & {n.lower() for n in taken})
         if clash:
             raise RuleDataError(f"{where}.aliases: {', '.join(clash)} already names another target")
-    ruleset.sources.append(path)
+    if targets:
+        ruleset.sources.append(path)
+
+
+def _version_scheme(raw: Any, where: str) -> VersionScheme | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or not isinstance(raw.get("product"), str) or not isinstance(raw.get("newest"), str):
+        raise RuleDataError(f"{where}: a table with 'product' and 'newest' (and optionally 'oldest')")
+    for key in ("newest", "oldest"):
+        if key in raw and _version_key(str(raw[key])) is None:
+            raise RuleDataError(f"{where}.{key}: {raw[key]!r} is not a version like 6.2")
+    return VersionScheme(str(raw["product"]), str(raw["newest"]), str(raw.get("oldest", "")))
+
+
+def _derivation(raw: Any, where: str) -> Derivation:
+    if not isinstance(raw, dict):
+        raise RuleDataError(f"{where}: a table with 'libraries', 'renames', 'difficulty' and 'note'")
+    renames = raw.get("renames", {})
+    if not isinstance(renames, dict) or not all(isinstance(v, str) for v in renames.values()):
+        raise RuleDataError(f"{where}.renames: a table of CUDA name prefix = replacement")
+    level = raw.get("difficulty")
+    try:
+        difficulty = Difficulty.parse(str(level)) if level else None
+    except ValueError as exc:
+        raise RuleDataError(f"{where}.difficulty: {exc}") from None
+    return Derivation(
+        libraries=frozenset(str(lib) for lib in raw.get("libraries", [])),
+        renames=tuple(sorted(((str(k), str(v)) for k, v in renames.items()), key=lambda kv: -len(kv[0]))),
+        source=str(raw.get("from", "")),
+        keep=bool(raw.get("keep", False)),
+        difficulty=difficulty,
+        note=str(raw.get("note", "")),
+    )
 
 
 def _load_rules_toml(ruleset: RuleSet, path: Path) -> None:
@@ -438,8 +709,8 @@ def _messages(table: Mapping[str, Any], where: str, ruleset: RuleSet) -> dict[st
     out: dict[str, str] = {}
     for key, value in table.items():
         if isinstance(value, dict):
-            if key not in ruleset.targets and key not in _TARGET_COLUMNS:
-                raise RuleDataError(f"{where}.{key}: unknown target")
+            if key not in ruleset.targets:
+                raise RuleDataError(f"{where}.{key}: unknown target (declared: {', '.join(ruleset.targets)})")
             out.update({f"{key}.{kind}": str(template) for kind, template in value.items()})
         else:
             out[str(key)] = str(value)
@@ -449,6 +720,8 @@ def _messages(table: Mapping[str, Any], where: str, ruleset: RuleSet) -> dict[st
 def _difficulties(table: Mapping[str, Any], where: str, ruleset: RuleSet) -> dict[str, Difficulty]:
     out: dict[str, Difficulty] = {}
     for target, value in table.items():
+        if target not in ruleset.targets and target != DEFAULT_KEY:
+            raise RuleDataError(f"{where}.{target}: unknown target (declared: {', '.join(ruleset.targets)})")
         try:
             out[target] = Difficulty.parse(str(value))
         except ValueError as exc:
@@ -463,29 +736,51 @@ def _req_str(entry: Mapping[str, Any], key: str, where: str) -> str:
     return value
 
 
-def _load_symbol_csv(ruleset: RuleSet, path: Path, table: dict[str, Symbol], key: str = "name") -> None:
+_SYMBOL_COLUMNS = {"name", "header", "namespace", "kind", "rule", "flags", "library", "deprecated", "removed"}
+_SYMBOL_COLUMNS |= {"note", "scopes", "origin"}
+_TARGET_SUFFIXES = ("", "_difficulty", "_note")
+
+
+def _check_columns(ruleset: RuleSet, columns: Iterable[str], where: str) -> None:
+    """Every column is a symbol field or `<target>`, `<target>_difficulty`, `<target>_note` of a declared target."""
+    for column in columns:
+        if column in _SYMBOL_COLUMNS:
+            continue
+        if any(column.endswith(s) and column[: len(column) - len(s)] in ruleset.targets for s in _TARGET_SUFFIXES if s):
+            continue
+        if column in ruleset.targets:
+            continue
+        raise RuleDataError(
+            f"{where}: unknown column {column!r} (a symbol field, or <target>[_difficulty|_note] of a declared "
+            f"target: {', '.join(ruleset.targets)})"
+        )
+
+
+def _open_csv(path: Path) -> Any:
     try:
-        handle = path.open(encoding="utf-8", newline="")
+        return path.open(encoding="utf-8", newline="")
     except OSError as exc:
         raise RuleDataError(f"{path}: cannot read symbol table: {exc.strerror or exc}") from exc
-    with handle:
+
+
+def _load_symbol_csv(ruleset: RuleSet, path: Path, table: dict[str, Symbol], key: str = "name") -> None:
+    with _open_csv(path) as handle:
         reader = csv.DictReader(handle)
         if reader.fieldnames is None or key not in reader.fieldnames or "rule" not in reader.fieldnames:
             raise RuleDataError(f"{path}: a symbol table needs the columns '{key}' and 'rule'")
-        for line, row in enumerate(reader, start=2):
-            _add_symbol(ruleset, table, _row_symbol(row, key, path.stem, f"{path}:{line}"), key)
+        _check_columns(ruleset, reader.fieldnames, str(path))
+        targets = tuple(ruleset.targets)
+        try:
+            for line, row in enumerate(reader, start=2):
+                _add_symbol(ruleset, table, _row_symbol(row, key, path.stem, f"{path}:{line}", targets), key)
+        except (csv.Error, UnicodeDecodeError) as exc:
+            raise RuleDataError(f"{path}: not a readable CSV file: {exc}") from exc
     ruleset.sources.append(path)
 
 
-def _row_symbol(row: Mapping[str, str | None], key: str, library: str, where: str) -> Symbol:
-    def cell(name: str) -> str:
-        return (row.get(name) or "").strip()
-
-    name = cell(key)
-    if not name:
-        raise RuleDataError(f"{where}: empty '{key}'")
-    targets: dict[str, TargetMapping] = {}
-    for target in _TARGET_COLUMNS:
+def _target_mappings(cell: Any, targets: Iterable[str], where: str) -> dict[str, TargetMapping]:
+    out: dict[str, TargetMapping] = {}
+    for target in targets:
         replacement = cell(target)
         level = cell(f"{target}_difficulty")
         note = cell(f"{target}_note")
@@ -494,20 +789,125 @@ def _row_symbol(row: Mapping[str, str | None], key: str, library: str, where: st
                 difficulty = Difficulty.parse(level) if level else None
             except ValueError as exc:
                 raise RuleDataError(f"{where}: {target}_difficulty: {exc}") from None
-            targets[target] = TargetMapping(replacement, difficulty, note)
+            out[target] = TargetMapping(replacement, difficulty, note)
+    return out
+
+
+def _row_symbol(row: Mapping[str, str | None], key: str, library: str, where: str, targets: Iterable[str]) -> Symbol:
+    def cell(name: str) -> str:
+        return (row.get(name) or "").strip()
+
+    name = cell(key)
+    if not name:
+        raise RuleDataError(f"{where}: empty '{key}'")
     flags = frozenset(f for f in cell("flags").split("|") if f)
     return Symbol(
         name=name,
         kind=cell("kind") or ("header" if key == "header" else "namespace" if key == "namespace" else "name"),
         rule=cell("rule"),
         library=cell("library") or library,
-        targets=targets,
+        targets=_target_mappings(cell, targets, where),
         flags=flags,
         deprecated=cell("deprecated"),
         removed=cell("removed"),
         note=cell("note"),
         scopes=tuple(scope.strip() for scope in (row.get("scopes") or "").split("|")) if cell("scopes") else (),
     )
+
+
+def _merge_counterparts(ruleset: RuleSet, path: Path) -> None:
+    """A table of one target's counterparts for names the other tables declare (`name,musa,musa_note`): it adds
+    the target's columns to those symbols, headers (key column `header`) or namespaces (`namespace`)."""
+    with _open_csv(path) as handle:
+        reader = csv.DictReader(handle)
+        columns = reader.fieldnames or []
+        key = next((k for k in ("name", "header", "namespace") if k in columns), None)
+        if key is None:
+            raise RuleDataError(f"{path}: a counterpart table needs a 'name', 'header' or 'namespace' column")
+        _check_columns(ruleset, columns, str(path))
+        table = {"name": ruleset.symbols, "header": ruleset.headers, "namespace": ruleset.namespaces}[key]
+        patterns = {p.name + "*": p for p in ruleset.prefixes} if key == "name" else {}
+        patterns.update({g.name: g for g in ruleset.header_globs} if key == "header" else {})
+        targets = tuple(t for t in ruleset.targets if t in columns)
+        try:
+            for line, row in enumerate(reader, start=2):
+                where = f"{path}:{line}"
+                name = (row.get(key) or "").strip()
+                symbol = table.get(name) or patterns.get(name)
+                if symbol is None:
+                    raise RuleDataError(
+                        f"{where}: {name!r} is in no symbol table (give it a 'rule' in a table of its own)"
+                    )
+                mappings = _target_mappings(lambda c, row=row: (row.get(c) or "").strip(), targets, where)
+                _mutable(symbol.targets).update(mappings)
+        except (csv.Error, UnicodeDecodeError) as exc:
+            raise RuleDataError(f"{path}: not a readable CSV file: {exc}") from exc
+    ruleset.sources.append(path)
+
+
+_VERSION_COLUMNS = (
+    "name",
+    "counterpart",
+    "difficulty",
+    "added",
+    "deprecated",
+    "removed",
+    "condition",
+    "note",
+    "source",
+)
+
+
+def _load_versions(ruleset: RuleSet, path: Path) -> None:
+    """`versions/<target>.csv`: the release of the target that added (deprecated, removed) each CUDA name's
+    counterpart. A row with a `counterpart` also gives one to a name the other tables leave without."""
+    target = path.stem
+    if target not in ruleset.targets:
+        raise RuleDataError(f"{path}: a version table is named after a declared target ({', '.join(ruleset.targets)})")
+    if ruleset.targets[target].versions is None:
+        raise RuleDataError(f"{path}: target {target!r} declares no 'versions' scheme in targets.toml")
+    with _open_csv(path) as handle:
+        reader = csv.DictReader(handle)
+        unknown = sorted(set(reader.fieldnames or []) - set(_VERSION_COLUMNS))
+        if "name" not in (reader.fieldnames or []) or unknown:
+            raise RuleDataError(f"{path}: columns are {', '.join(_VERSION_COLUMNS)} (unknown: {', '.join(unknown)})")
+        for line, row in enumerate(reader, start=2):
+            where = f"{path}:{line}"
+            cells = {c: (row.get(c) or "").strip() for c in _VERSION_COLUMNS}
+            for column in ("added", "deprecated", "removed"):
+                if cells[column] and _version_key(cells[column]) is None:
+                    raise RuleDataError(f"{where}: {column} {cells[column]!r} is not a version like 6.2")
+            symbol = ruleset.symbols.get(cells["name"]) or ruleset.headers.get(cells["name"])
+            if symbol is None:
+                raise RuleDataError(f"{where}: {cells['name']!r} is in no symbol table")
+            mapping = symbol.targets.get(target)
+            try:
+                level = Difficulty.parse(cells["difficulty"]) if cells["difficulty"] else None
+            except ValueError as exc:
+                raise RuleDataError(f"{where}: difficulty: {exc}") from None
+            if mapping is None or not mapping.replacement:
+                if not cells["counterpart"]:
+                    continue  # nothing to date: the target has no counterpart for it
+                mapping = TargetMapping(cells["counterpart"], level, cells["note"])
+            elif cells["counterpart"] and cells["counterpart"] != mapping.replacement:
+                # A newer counterpart replaces the table's from `added` on (__hip_bfloat16 for hip_bfloat16).
+                mapping = TargetMapping(cells["counterpart"], level, cells["note"], before=mapping)
+            elif cells["note"]:
+                mapping = dataclasses.replace(mapping, note="; ".join(n for n in (mapping.note, cells["note"]) if n))
+            _mutable(symbol.targets)[target] = dataclasses.replace(
+                mapping,
+                added=cells["added"],
+                deprecated=cells["deprecated"],
+                removed=cells["removed"],
+                condition=cells["condition"],
+            )
+    ruleset.sources.append(path)
+
+
+def _mutable(targets: Mapping[str, TargetMapping]) -> dict[str, TargetMapping]:
+    """Symbols are built with a dict of mappings; loading completes it before anything reads the rule data."""
+    assert isinstance(targets, dict)
+    return targets
 
 
 def _add_symbol(ruleset: RuleSet, table: dict[str, Symbol], symbol: Symbol, key: str) -> None:
@@ -523,32 +923,78 @@ def _renamed(symbol: Symbol, name: str) -> Symbol:
     return dataclasses.replace(symbol, name=name)
 
 
-def _load_extra(ruleset: RuleSet, path: Path) -> None:
+def _load_extra(ruleset: RuleSet, path: Path, data: Mapping[str, Any] | None) -> None:
     if path.suffix == ".csv":
+        with _open_csv(path) as handle:
+            columns = csv.DictReader(handle).fieldnames or []
+        if "rule" not in columns:  # only counterparts: columns for names the bundled tables declare
+            _merge_counterparts(ruleset, path)
+            return
         added: dict[str, Symbol] = {}
         _load_symbol_csv(ruleset, path, added)
-        ruleset.symbols.update(added)  # extra tables override the bundled entries
+        for name, symbol in added.items():  # extra tables override the bundled entries, keeping other targets'
+            known = ruleset.symbols.get(name)
+            if known is not None and known.rule == symbol.rule:
+                symbol = dataclasses.replace(symbol, targets={**known.targets, **symbol.targets})
+            ruleset.symbols[name] = symbol
         return
-    data = _read_toml(path)
+    assert data is not None
     for index, entry in enumerate(data.get("rule", [])):
         rule = _parse_rule(entry, f"{path}: rule #{index + 1}", ruleset)
         ruleset.rules[rule.code] = rule
     for index, entry in enumerate(data.get("symbol", [])):
         where = f"{path}: symbol #{index + 1}"
         row = {k.replace("-", "_"): str(v) for k, v in entry.items()}
-        symbol = _row_symbol(row, "name", path.stem, where)
+        _check_columns(ruleset, row, where)
+        symbol = _row_symbol(row, "name", path.stem, where, tuple(ruleset.targets))
         if symbol.name.endswith("*"):
             ruleset.prefixes.append(_renamed(symbol, symbol.name[:-1]))
         else:
             ruleset.symbols[symbol.name] = symbol
-    unknown = set(data) - {"rule", "symbol"}
+    unknown = set(data) - {"rule", "symbol", "target"}
     if unknown:
         raise RuleDataError(f"{path}: unknown top-level key(s): {', '.join(sorted(unknown))}")
     ruleset.sources.append(path)
 
 
+# Rule codes the analyzers name in code: rule data without one of them is broken at load, not on the first file.
+_REQUIRED_RULES: set[str] = set()
+
+
+def require_rules(*codes: str) -> None:
+    """Called by an analyzer module for the rule codes it uses by name."""
+    _REQUIRED_RULES.update(codes)
+
+
 def _finish(ruleset: RuleSet) -> None:
-    """Check that every symbol names a known rule, so a typo fails loudly at load time."""
+    """Complete the data (targets' `like` and derived counterparts) and check it, so that a typo fails loudly at
+    load time, naming the file."""
+    missing = sorted(_REQUIRED_RULES - set(ruleset.rules))
+    if missing:
+        raise RuleDataError(f"rules.toml: the rule data lacks rule(s) the analyzers use: {', '.join(missing)}")
+    for target in ruleset.targets.values():
+        for like in (target.like, *target.like_rules.values()):
+            if like and like not in ruleset.targets:
+                raise RuleDataError(f"targets.toml: target.{target.name}.like names unknown target {like!r}")
+        for derivation in target.derive:
+            if derivation.source and derivation.source not in ruleset.targets:
+                raise RuleDataError(
+                    f"targets.toml: target.{target.name}.derive names unknown target {derivation.source!r}"
+                )
+    for rule in ruleset.rules.values():
+        for levels, what in ((rule.difficulty, "difficulty"), (rule.unmapped, "unmapped")):
+            for target in ruleset.targets.values():
+                if target.name in levels:
+                    continue
+                source = [*_like_chain(ruleset, target.name, rule.code), DEFAULT_KEY]
+                found = next((levels[t] for t in source if t in levels), None)
+                if found is None:
+                    raise RuleDataError(
+                        f"rule {rule.code} gives no '{what}' for target {target.name!r}: add "
+                        f'{what}.{target.name} to the rule, or `like = "<target>"` to the target'
+                    )
+                _mutable_difficulties(levels)[target.name] = found
+            _mutable_difficulties(levels).pop(DEFAULT_KEY, None)  # filled in: no target is called that
     tables: list[Iterable[Symbol]] = [
         ruleset.symbols.values(),
         ruleset.prefixes,
@@ -556,15 +1002,38 @@ def _finish(ruleset: RuleSet) -> None:
         ruleset.header_globs,
         ruleset.namespaces.values(),
     ]
+    derived = [t for t in ruleset.targets.values() if t.derive]
     for table in tables:
         for symbol in table:
             if symbol.rule not in ruleset.rules:
                 raise RuleDataError(f"symbol {symbol.name!r} ({symbol.library}) names unknown rule {symbol.rule!r}")
-            for target in symbol.targets:
-                if target not in ruleset.targets and target not in _TARGET_COLUMNS:
-                    raise RuleDataError(f"symbol {symbol.name!r} names unknown target {target!r}")
+            for target in derived:
+                if target.name not in symbol.targets:
+                    _derive(symbol, target)
     # longest prefixes first, so `nvtxRange` wins over `nvtx`
     ruleset.prefixes.sort(key=lambda s: -len(s.name))
+
+
+def _like_chain(ruleset: RuleSet, name: str, code: str) -> list[str]:
+    chain: list[str] = []
+    current = ruleset.targets[name].like_for(code)
+    while current and current not in chain and current != name:
+        chain.append(current)
+        current = ruleset.targets[current].like_for(code) if current in ruleset.targets else ""
+    return chain
+
+
+def _mutable_difficulties(table: Mapping[str, Difficulty]) -> dict[str, Difficulty]:
+    assert isinstance(table, dict)
+    return table
+
+
+def _derive(symbol: Symbol, target: Target) -> None:
+    for derivation in target.derive:
+        mapping = derivation.counterpart(symbol)
+        if mapping is not None:
+            _mutable(symbol.targets)[target.name] = mapping
+            return
 
 
 def _given(difficulty: Difficulty | None, default: Difficulty) -> Difficulty:

@@ -131,7 +131,16 @@ async def test_summary_is_the_markdown_report_of_the_workspace(lsp: Launcher, tm
         types.ExecuteCommandParams(command="cudaport.server.summary", arguments=[])
     )
     report = subprocess.run(
-        [CUDAPORT, "report", str(folder), "--target", "hip,npu,mlu", "--format", "md", "--no-progress"],
+        [
+            CUDAPORT,
+            "report",
+            str(folder),
+            "--target",
+            ",".join(load_ruleset().targets),
+            "--format",
+            "md",
+            "--no-progress",
+        ],
         capture_output=True,
         text=True,
         check=True,

@@ -152,7 +152,7 @@ class CFamilyAnalyzer:
         prefix = ruleset.prefix_pattern
         self._prefix = re.compile(prefix.pattern.encode()) if prefix is not None else None
         self._calls: dict[tuple[str, str], tuple[CallRewrite, ...]] = load_call_rewrites(ruleset.tables.get("calls"))
-        self._ptx = ptx.PtxTable.load(ruleset.tables.get("ptx"))
+        self._ptx = ptx.PtxTable.load(ruleset.tables.get("ptx"), ruleset.targets)
         self._markers = {name: re.compile(t.markers.pattern.encode()) for name, t in ruleset.targets.items()}
         self._target_header_names: dict[str, frozenset[str]] = {}
 
@@ -447,7 +447,7 @@ class CFamilyAnalyzer:
         first: tuple[int, int, str] | None = None
         for finding in findings:
             symbol = self.ruleset.symbols.get(finding.symbol)
-            mapping = symbol.targets.get(target.name) if symbol is not None else None
+            mapping = self.ruleset.mapping(symbol, target.name) if symbol is not None else None
             if (
                 mapping is not None
                 and mapping.replacement.startswith(init.triggers)
@@ -520,10 +520,10 @@ class CFamilyAnalyzer:
         file at the top, where nvcc puts its implicit one; elsewhere before the first include whose target header
         needs it. Every fix that adds it uses this one place, so the edit is shared, never made twice."""
         for _, name, match in self._include_lines(scan):
-            if self._declares_runtime(name, target.runtime_include):
+            if self._declares_runtime(name, target):
                 return None
             symbol = self.ruleset.header(name)
-            mapping = symbol.targets.get(target.name) if symbol is not None else None
+            mapping = self.ruleset.mapping(symbol, target.name) if symbol is not None else None
             if name in target.after_runtime or (mapping is not None and mapping.replacement in target.after_runtime):
                 return _first_code_line(scan) if _is_cu(scan) else scan.data.rfind(b"\n", 0, match.start()) + 1
         return _first_code_line(scan)
@@ -562,7 +562,7 @@ class CFamilyAnalyzer:
         written = list(self._include_lines(scan))
         followed = scan.context.includes
         names = {name for _, name, _ in written} | (followed or set())
-        if any(self._declares_runtime(name, target.runtime_include) for name in names):
+        if any(self._declares_runtime(name, target) for name in names):
             return
         if not names.isdisjoint(self._target_headers(target.name)):
             return  # a header of the target is already included (a dual-stack selection header): it brings the rest
@@ -600,14 +600,14 @@ class CFamilyAnalyzer:
         """The first include of a project header that uses CUDA names without bringing the runtime, when it comes
         before any include that does."""
         for quoted, name, match in self._include_lines(scan):
-            if self._declares_runtime(name, target.runtime_include):
+            if self._declares_runtime(name, target):
                 return None
             if self.ruleset.header(name) is not None:
                 continue
             facts = scan.context.include_facts(name)
             if facts is None:
                 continue
-            if any(self._declares_runtime(n, target.runtime_include) for n in facts.names):
+            if any(self._declares_runtime(n, target) for n in facts.names):
                 return None
             if facts.uses_cuda:
                 return quoted, name, match
@@ -635,24 +635,22 @@ class CFamilyAnalyzer:
             cached = frozenset(
                 mapping.replacement
                 for symbol in self.ruleset.headers.values()
-                if (mapping := symbol.targets.get(target)) is not None
-                and mapping.replacement
-                and mapping.replacement != symbol.name
+                if (mapping := self.ruleset.mapping(symbol, target)).replacement and mapping.replacement != symbol.name
             )
             self._target_header_names[target] = cached
         return cached
 
-    def _declares_runtime(self, name: str, runtime_include: str) -> bool:
-        """`cuda_runtime.h`, `cuda.h` (whose counterpart is the runtime header) or the runtime header itself."""
-        if name == runtime_include:
+    def _declares_runtime(self, name: str, target: Target) -> bool:
+        """`cuda_runtime.h`, a CUDA header whose counterpart on the target is its runtime header (`cuda.h` on
+        HIP), or the runtime header itself."""
+        if name == target.runtime_include:
             return True
         symbol = self.ruleset.header(name)
         if symbol is None:
             return False
         if "runtime" in symbol.flags:
             return True  # PyTorch's ATen/c10 CUDA headers bring the runtime (its ROCm build: the HIP one)
-        mapping = symbol.targets.get("hip")
-        return mapping is not None and mapping.replacement == runtime_include
+        return self.ruleset.mapping(symbol, target.name).replacement == target.runtime_include
 
     # ---- code already written for the target ----------------------------------------------------------------
     def _mark_already_ported(self, scan: Scan, findings: list[Finding]) -> None:

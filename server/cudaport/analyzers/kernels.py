@@ -113,7 +113,9 @@ def device_side(scan: Scan, start: int, end: int, name: str, kind: str) -> Findi
 
 
 def _finding(scan: Scan, rule: str, start: int, end: int, name: str) -> Finding:
-    # HIP compiles the kernel as it is; the other targets have no counterpart (the rule's message says what to do).
-    symbol = Symbol(name, "kernel", rule, "cuda", {"hip": TargetMapping(name, None)})
+    # A target whose compiler takes CUDA kernels (as they are, or renamed) keeps the kernel; the others rewrite it
+    # (the rule's message says in what).
+    keeps = {t: TargetMapping(name, None) for t in scan.ruleset.kernel_keepers}
+    symbol = Symbol(name, "kernel", rule, "cuda", keeps)
     outcome = scan.ruleset.outcome(symbol, scan.context.target)
     return scan.finding(rule, start, end, outcome, name, data={"kind": "kernel" if rule == KERNEL else "launch"})

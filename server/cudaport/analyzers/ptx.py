@@ -4,7 +4,7 @@ replaces each instruction on the target (`rules/ptx.toml`), and a rewrite for on
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +45,7 @@ class PtxTable:
     entries: tuple[PtxEntry, ...]
 
     @classmethod
-    def load(cls, table: Mapping[str, Any] | None) -> PtxTable:
+    def load(cls, table: Mapping[str, Any] | None, targets: Iterable[str]) -> PtxTable:
         entries = []
         for raw in (table or {}).get("ptx", []):
             rewrite = raw.get("rewrite")
@@ -55,7 +55,7 @@ class PtxTable:
                     name=str(raw["name"]),
                     rule=str(raw.get("rule", _PTX_RULE)),
                     difficulty={k: Difficulty.parse(str(v)) for k, v in raw.get("difficulty", {}).items()},
-                    counterparts={t: str(raw[t]) for t in ("hip", "npu", "mlu") if t in raw},
+                    counterparts={t: str(raw[t]) for t in targets if t in raw},
                     rewrite=Rewrite(
                         re.compile(str(rewrite["template"])),
                         str(rewrite["expression"]),

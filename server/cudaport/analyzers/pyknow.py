@@ -11,7 +11,6 @@ from typing import Any
 from ..models import Difficulty
 from ..ruleset import RuleDataError, RuleSet, Symbol, TargetMapping
 
-TARGETS = ("hip", "npu", "mlu")
 UNSUPPORTED_RULE = "CP7090"
 # Last components too common to find an API by (the analyzer then looks for the component before them).
 _GENERIC_WORDS = frozenset(
@@ -40,7 +39,7 @@ class ApiEntry:
     def symbol(self, qualified: str, target: str) -> Symbol:
         """A rule-data symbol for one concrete name, so messages and difficulties come from the rules."""
         targets: dict[str, TargetMapping] = {}
-        for name in TARGETS:
+        for name in self.counterparts:
             counterpart = self.counterparts.get(name)
             if counterpart is None:
                 continue
@@ -105,6 +104,20 @@ class TargetFacts:
     backend: str
     module: str = ""  # the package to import (torch_npu); "" = nothing to import
     import_roots: Mapping[str, str] = field(default_factory=dict)
+    like: str = ""  # a target whose counterparts this one renames where it names none itself (musa after mlu)
+    renames: tuple[tuple[str, str], ...] = ()  # words of `like`'s counterparts -> this target's
+    unsupported: bool = False  # the `[unsupported]` lists (Ascend's) apply
+    extension_note: str = ""  # why another extension class given CUDA sources does not build for it
+
+    @property
+    def keeps_cuda(self) -> bool:
+        """PyTorch for this target keeps torch.cuda and the "cuda" device type (ROCm, MACA, CoreX)."""
+        return self.device == "cuda"
+
+    def rename(self, text: str) -> str:
+        for old, new in self.renames:
+            text = text.replace(old, new)
+        return text
 
     def import_path(self, dotted: str) -> str:
         """A module path as an import statement must spell it (submodules through the package)."""
@@ -147,7 +160,8 @@ class PythonKnowledge:
     backend: Positions
     device_types: frozenset[str]
     backend_names: frozenset[str]
-    unsupported: frozenset[str]  # npu: qualified names
+    unsupported: frozenset[str]  # qualified names the `unsupported_targets` lack (Ascend's list)
+    unsupported_targets: frozenset[str]
     unsupported_methods: frozenset[str]
     unsupported_advice: dict[str, str]
     words: frozenset[str]  # identifiers worth a look in every file
@@ -205,15 +219,11 @@ class PythonKnowledge:
 def load_python_knowledge(ruleset: RuleSet) -> PythonKnowledge:
     table: Mapping[str, Any] = ruleset.tables.get("python") or {}
     where = "rules/python.toml"
-    targets = {
-        name: TargetFacts(
-            device=str(entry.get("device", "cuda")),
-            backend=str(entry.get("backend", "nccl")),
-            module=str(entry.get("module", "")),
-            import_roots={str(k): str(v) for k, v in entry.get("import-roots", {}).items()},
-        )
-        for name, entry in table.get("target", {}).items()
-    }
+    targets = _target_facts(table.get("target", {}), ruleset, where)
+
+    def _counterparts(group: Mapping[str, Any], default_hip: str, where: str) -> dict[str, Counterpart]:
+        return _target_counterparts(group, targets, default_hip == "=", where)
+
     exact: dict[str, ApiEntry] = {}
     wildcards: dict[str, ApiEntry] = {}
     for index, group in enumerate(table.get("api", [])):
@@ -233,7 +243,7 @@ def load_python_knowledge(ruleset: RuleSet) -> PythonKnowledge:
     env_prefixes: list[EnvEntry] = []
     for index, group in enumerate(table.get("env", [])):
         counterparts = _counterparts(group, default_hip="=", where=f"{where}: env #{index + 1}")
-        checks = {t: str(group[f"{t}-value"]) for t in TARGETS if f"{t}-value" in group}
+        checks = {t: str(group[f"{t}-value"]) for t in targets if f"{t}-value" in group}
         rule = str(group.get("rule", "CP7030"))
         if rule not in ruleset.rules:
             raise RuleDataError(f"{where}: env #{index + 1} names unknown rule {rule!r}")
@@ -269,7 +279,7 @@ def load_python_knowledge(ruleset: RuleSet) -> PythonKnowledge:
         call, keyword = str(raw["call"]), str(raw["keyword"])
         for value in raw.get("values", []):
             options[(call, keyword, str(value))] = OptionEntry(call, keyword, str(value), rule, counterparts)
-    unsupported_table = table.get("npu-unsupported", {})
+    unsupported_table = table.get("unsupported", {})
     unsupported = frozenset(str(n) for n in unsupported_table.get("names", []))
     knowledge = PythonKnowledge(
         targets=targets,
@@ -283,6 +293,7 @@ def load_python_knowledge(ruleset: RuleSet) -> PythonKnowledge:
         device_types=frozenset(str(t) for t in table.get("device", {}).get("types", ["cuda"])),
         backend_names=frozenset(str(t) for t in table.get("backend", {}).get("values", ["nccl"])),
         unsupported=unsupported,
+        unsupported_targets=frozenset(t for t, f in targets.items() if f.unsupported),
         unsupported_methods=frozenset(str(m) for m in unsupported_table.get("methods", [])),
         unsupported_advice={str(k): str(v) for k, v in unsupported_table.get("advice", {}).items()},
         words=frozenset(),
@@ -314,17 +325,62 @@ def load_python_knowledge(ruleset: RuleSet) -> PythonKnowledge:
     return knowledge
 
 
-def _counterparts(group: Mapping[str, Any], default_hip: str, where: str) -> dict[str, Counterpart]:
+def _target_facts(raw: Mapping[str, Any], ruleset: RuleSet, where: str) -> dict[str, TargetFacts]:
+    """`[target.<name>]`: one table per declared target, none for an undeclared one."""
+    unknown = sorted(set(raw) - set(ruleset.targets))
+    if unknown:
+        raise RuleDataError(f"{where}: [target.{unknown[0]}] is not a target of targets.toml")
+    missing = [t for t in ruleset.targets if t not in raw]
+    if missing:
+        raise RuleDataError(f"{where}: no [target.{missing[0]}] (its device type, backend and module)")
+    facts = {}
+    for name, entry in raw.items():
+        like = str(entry.get("like", ""))
+        if like and like not in raw:
+            raise RuleDataError(f"{where}: target.{name}.like names unknown target {like!r}")
+        renames = entry.get("renames", {})
+        facts[name] = TargetFacts(
+            device=str(entry.get("device", "cuda")),
+            backend=str(entry.get("backend", "nccl")),
+            module=str(entry.get("module", "")),
+            import_roots={str(k): str(v) for k, v in entry.get("import-roots", {}).items()},
+            like=like,
+            renames=tuple(sorted(((str(k), str(v)) for k, v in renames.items()), key=lambda kv: -len(kv[0]))),
+            unsupported=bool(entry.get("unsupported", False)),
+            extension_note=str(entry.get("extension-note", "")),
+        )
+    return facts
+
+
+def _target_counterparts(
+    group: Mapping[str, Any], targets: Mapping[str, TargetFacts], same_by_default: bool, where: str
+) -> dict[str, Counterpart]:
+    """Each target's counterpart in an entry: its own key, else (for PyTorch builds that keep torch.cuda) the
+    same name where the entry's default is that, else its `like` target's, renamed."""
     out: dict[str, Counterpart] = {}
-    for target in TARGETS:
-        raw = group.get(target, default_hip if target == "hip" else "")
-        level = group.get(f"{target}-difficulty")
-        try:
-            difficulty = Difficulty.parse(str(level)) if level else None
-        except ValueError as exc:
-            raise RuleDataError(f"{where}: {target}-difficulty: {exc}") from None
-        out[target] = Counterpart(str(raw) if raw else None, difficulty, str(group.get(f"{target}-note", "")))
+    for target, facts in targets.items():
+        out[target] = _own_counterpart(group, target, same_by_default and facts.keeps_cuda, where)
+    for target, facts in targets.items():
+        if target in group or f"{target}-difficulty" in group or not facts.like:
+            continue
+        base = out.get(facts.like)
+        if base is None or base.replacement is None:
+            continue
+        renamed = facts.rename(base.replacement)
+        if renamed == base.replacement and renamed != "=":
+            continue  # `like`'s own product (cnmon, NEUWARE_HOME): nothing says this target has it
+        out[target] = Counterpart(renamed, base.difficulty, facts.rename(base.note))
     return out
+
+
+def _own_counterpart(group: Mapping[str, Any], target: str, same: bool, where: str) -> Counterpart:
+    raw = group.get(target, "=" if same else "")
+    level = group.get(f"{target}-difficulty")
+    try:
+        difficulty = Difficulty.parse(str(level)) if level else None
+    except ValueError as exc:
+        raise RuleDataError(f"{where}: {target}-difficulty: {exc}") from None
+    return Counterpart(str(raw) if raw else None, difficulty, str(group.get(f"{target}-note", "")))
 
 
 def _positions(table: Mapping[str, Any]) -> Positions:

@@ -192,7 +192,7 @@ class PythonAnalyzer:
         cached = self._vocabularies.get(target)
         if cached is None:
             words = set(self.know.words)
-            if target == "npu":
+            if target in self.know.unsupported_targets:
                 words |= self.know.unsupported_words
             interesting = set(words) | {"cuda_sources"} | self.know.device_types | self.know.backend_names
             for name in [*self.know.exact, *self.know.wildcards]:
@@ -243,7 +243,7 @@ class PythonAnalyzer:
             joined = ".".join(imported.qualified)
             if joined in prefixes or self.know.match(imported.qualified) is not None:
                 words.add(local)
-            elif target == "npu" and joined in self.know.unsupported_owners:
+            elif target in self.know.unsupported_targets and joined in self.know.unsupported_owners:
                 words.add(local)  # `FSDP.summon_full_params(...)` after `import ... FullyShardedDataParallel as FSDP`
         return frozenset(words)
 
@@ -338,12 +338,12 @@ class PythonAnalyzer:
             entry, size = match
             if self._api_use(file, links, qualified, base, entry, size):
                 return True
-        if file.target == "npu":
+        if file.target in self.know.unsupported_targets:
             size = self.know.is_unsupported(qualified)
             if size >= base:
                 link = links[size - base]
                 if _is_called(link.prefix):
-                    file.add(self._unsupported(".".join(qualified[:size]), link.prefix))
+                    file.add(self._unsupported(".".join(qualified[:size]), link.prefix, file.target))
                 return True
         return match is not None
 
@@ -604,13 +604,13 @@ class PythonAnalyzer:
                 edits = [Edit(node.start_byte, node.end_byte, counterpart.replacement)]
             file.add(self._finding(file, symbol, node, edits, {"kind": "method"}))
             return
-        if file.target == "npu" and called and name in self.know.unsupported_methods:
-            file.add(self._unsupported(f"Tensor.{name}", node))
+        if file.target in self.know.unsupported_targets and called and name in self.know.unsupported_methods:
+            file.add(self._unsupported(f"Tensor.{name}", node, file.target))
 
-    def _unsupported(self, name: str, node: Node) -> Finding:
+    def _unsupported(self, name: str, node: Node, target: str) -> Finding:
         advice = self.know.unsupported_advice.get(name) or self.know.unsupported_advice.get(f"torch.{name}", "")
         symbol = Symbol(name, "api", UNSUPPORTED_RULE, "torch", {}, note=advice)
-        outcome = self.ruleset.outcome(symbol, "npu")
+        outcome = self.ruleset.outcome(symbol, target)
         return Finding(
             UNSUPPORTED_RULE,
             node.start_byte,
@@ -659,12 +659,14 @@ class PythonAnalyzer:
         start = edit.start - string.start_byte
         end = edit.end - string.start_byte
         rewritten = written[:start] + edit.text + written[end:] if written.isascii() else None
-        targets = {"hip": TargetMapping(written, None)}
+        # PyTorch builds that keep the "cuda" device type and "nccl" run the string as it is.
+        targets = {t: TargetMapping(written, None) for t, f in self.know.targets.items() if f.keeps_cuda}
         facts = self.know.targets.get(file.target)
-        if file.target != "hip" and facts is not None and rewritten is not None and rewritten != written:
+        keeps = facts is None or facts.keeps_cuda
+        if not keeps and rewritten is not None and rewritten != written:
             targets[file.target] = TargetMapping(rewritten, None)
         symbol = Symbol(written, kind, rule, "torch", targets)
-        edits = [edit] if file.target in targets and file.target != "hip" else None
+        edits = [edit] if file.target in targets and not keeps else None
         file.add(self._finding(file, symbol, string, edits, {"kind": kind.replace(" ", "_")}))
 
     def _env(self, file: _File, string: Node, literal: pystrings.Literal, entry: EnvEntry) -> None:
@@ -721,8 +723,8 @@ class PythonAnalyzer:
         if not parts[-1].endswith("Extension") or not pystrings.passes_cuda_sources(call):
             return
         # Another extension class given CUDA sources: nothing hipifies them (only CUDAExtension is on ROCm).
-        note = "only CUDAExtension is hipified when PyTorch builds for ROCm: build the CUDA sources with it"
-        symbol = Symbol(name, "extension", _EXTENSION_RULE, "torch", {"hip": TargetMapping("", None, note)})
+        notes = {t: TargetMapping("", None, f.extension_note) for t, f in self.know.targets.items() if f.extension_note}
+        symbol = Symbol(name, "extension", _EXTENSION_RULE, "torch", notes)
         file.add(self._finding(file, symbol, function, None, {"kind": "extension"}))
 
     # ---- findings and fixes --------------------------------------------------------------------------------------
@@ -749,7 +751,7 @@ class PythonAnalyzer:
         fix = None
         replacement = outcome.replacement
         difficulty, message = outcome.difficulty, outcome.message
-        mapped = symbol.targets.get(file.target)
+        mapped = self.ruleset.mapping(symbol, file.target)
         renamed = mapped is not None and bool(mapped.replacement) and mapped.replacement != symbol.name
         if not edits and renamed and difficulty <= Difficulty.MECHANICAL:
             # the counterpart is certain, but this spelling cannot be rewritten safely (an import shared with

@@ -56,7 +56,13 @@ _WARP_INTRINSIC = re.compile(r"^__(shfl|ballot|any|all|match|reduce|uni|syncwarp
 _LANE_OPERATORS = {"%": {"32"}, "&": {"31", "0x1f"}, "/": {"32"}, ">>": {"5"}, "<<": {"5"}, "*": {"32"}}
 
 
+CUDA_LANES = 32  # a CUDA warp; what the code below finds assumed
+
+
 def find_warp_assumptions(scan: Scan) -> Iterator[Finding]:
+    target = scan.ruleset.targets.get(scan.context.target)
+    if target is not None and target.lanes == CUDA_LANES:
+        return  # a 32-lane target runs what assumes 32-lane warps
     data = scan.data
     if not any(word in data for word in _GATE):
         return
@@ -316,7 +322,7 @@ def _lanes(scan: Scan, rule_code: str, advice: str = "") -> str:
     """How the target differs: wider wavefronts (HIP), or no warps at all (Ascend, Cambricon)."""
     target = scan.ruleset.targets.get(scan.context.target)
     if target is not None and target.lanes:
-        return f"{target.label} wavefronts have {target.lanes} lanes{advice}"
+        return f"{target.label} wavefronts have {target.lanes} lanes{target.lanes_note}{advice}"
     counterpart = scan.ruleset.rule(rule_code).counterparts.get(scan.context.target, "a rewrite of the kernel")
     return f"{_label(scan)} has no warps: the port needs {counterpart}"
 

@@ -152,7 +152,7 @@ def _target_rows(ruleset: RuleSet, rule: Rule, symbol: Symbol | None, target: st
     for name, info in ruleset.targets.items():
         if symbol is not None:
             outcome = ruleset.outcome(symbol, name)
-            mapping = symbol.targets.get(name)
+            mapping = ruleset.mapping(symbol, name)
             replacement = mapping.replacement if mapping is not None else ""
             if replacement == symbol.name:
                 counterpart = "same name"

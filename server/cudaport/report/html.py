@@ -106,7 +106,7 @@ def _heading(column: int, label: str, kind: str, css: str = "", title: str = "")
 # ---- header -------------------------------------------------------------------------------------------------------
 def _header(report: Report) -> str:
     targets = ", ".join(
-        f"<strong>{escape(t.label)}</strong>" + (f" ({escape(t.platform)})" if t.platform else "")
+        f"<strong>{escape(t.label)}</strong>" + (f" ({escape(t.described)})" if t.described else "")
         for t in report.targets
     )
     paths = ", ".join(f"<code>{escape(p)}</code>" for p in report.paths)
@@ -176,7 +176,7 @@ def _card(report: Report, summary: TargetSummary) -> str:
     return (
         f'<article class="card scale-{scale}" data-target="{escape(summary.target.name)}">'
         f"<h3>{escape(summary.target.label)}</h3>"
-        f'<p class="platform">{escape(summary.target.platform)}</p>'
+        f'<p class="platform">{escape(summary.target.described)}</p>'
         f'<p><span class="badge scale-{scale}" data-verdict="{scale}">{escape(summary.scale.title)}</span>'
         f"{rank_text}</p>"
         f"<dl>{details}</dl><ul>{reasons}</ul></article>"

@@ -63,7 +63,7 @@ def render_markdown(report: Report) -> str:
     out.append(
         f"Generated {report.generated} by cudaport {report.tool_version} for "
         + ", ".join(
-            f"**{text(t.label)}** ({text(t.platform)})" if t.platform else f"**{text(t.label)}**"
+            f"**{text(t.label)}** ({text(t.described)})" if t.described else f"**{text(t.label)}**"
             for t in report.targets
         )
         + "."

@@ -37,6 +37,12 @@ class TargetInfo:
     name: str
     label: str
     platform: str
+    assumes: str = ""  # the release the verdict assumes: "ROCm 6.4 (the newest cudaport knows)", "ROCm 5.2"
+
+    @property
+    def described(self) -> str:
+        """The platform and, for versioned targets, the release the verdict is rated for."""
+        return "; ".join(part for part in (self.platform, f"rated for {self.assumes}" if self.assumes else "") if part)
 
 
 @dataclass
@@ -244,7 +250,12 @@ def _target_info(ruleset: RuleSet, name: str) -> TargetInfo:
     target = ruleset.targets.get(name)
     if target is None:
         return TargetInfo(name, name, "")
-    return TargetInfo(name, target.label, target.platform)
+    assumes = ""
+    if target.versions is not None:
+        given = ruleset.versions.get(name)
+        release = given or target.versions.newest
+        assumes = f"{target.versions.product} {release}" + ("" if given else " (the newest cudaport knows)")
+    return TargetInfo(name, target.label, target.platform, assumes)
 
 
 def _directory_of(path: str) -> str:

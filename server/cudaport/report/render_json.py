@@ -20,7 +20,9 @@ def report_document(report: Report) -> dict[str, Any]:
         "tool": {"name": "cudaport", "version": report.tool_version},
         "generated": report.generated,
         "paths": report.paths,
-        "targets": [{"name": t.name, "label": t.label, "platform": t.platform} for t in report.targets],
+        "targets": [
+            {"name": t.name, "label": t.label, "platform": t.platform, "assumes": t.assumes} for t in report.targets
+        ],
         "configuration": {
             "file": str(settings.config_path) if settings.config_path else None,
             "select": list(settings.select),
