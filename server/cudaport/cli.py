@@ -117,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     rule.add_argument("code", nargs="?", help="a rule code such as CP1001")
     rule.add_argument("--all", action="store_true", help="every rule")
     rule.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    rule.add_argument("--extra-rules", action="append", type=Path, metavar="FILE", help="rule files to load too")
 
     serve = sub.add_parser("serve", help="run the language server (LSP over stdio)")
     serve.add_argument("--stdio", action="store_true", help="speak LSP over stdin/stdout (the default)")
@@ -338,7 +339,7 @@ def _problems_of_every_target(multi: MultiTargetRun) -> RunResult:
 
 
 def _rule(args: argparse.Namespace) -> int:
-    ruleset = load_ruleset()
+    ruleset = load_ruleset(args.extra_rules or ())
     targets = list(ruleset.targets)
     if args.all:
         if args.format == "markdown":

@@ -55,8 +55,13 @@ class VersionScheme:
     """Whose release numbers a target's version data holds, and the newest one it knows."""
 
     product: str  # "ROCm": messages say "needs ROCm ≥ 6.2"
-    newest: str  # the version assumed when the user names none
+    newest: str  # the version assumed when the user names none ("" for generations: none assumed)
     oldest: str = ""  # the oldest release still in use: a counterpart added after it says since when
+    generations: tuple[str, ...] = ()  # named hardware generations instead of numbered releases (npu@950DT)
+
+    def generation(self, given: str) -> str | None:
+        """The generation `given` names (case-insensitive), or None."""
+        return next((g for g in self.generations if g.lower() == given.lower()), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +168,7 @@ class TargetMapping:
     deprecated: str = ""
     removed: str = ""
     condition: str = ""  # a macro the build must define for the counterpart (HIP_ENABLE_WARP_SYNC_BUILTINS)
+    only: tuple[str, ...] = ()  # the generations that have it (Atlas A2/A3, not Ascend 950DT); empty: all
     before: TargetMapping | None = None  # the counterpart in releases older than `added` (hip_bfloat16)
 
 
@@ -215,6 +221,10 @@ _GENERIC_MESSAGES = {
     "too-old": (
         "{subject} {kind} `{symbol}` needs {product} ≥ {added} (`{replacement}`), and the build assumes {product} "
         "{version}: keep the CUDA path for older releases or require a newer one{note}"
+    ),
+    "not-on-generation": (
+        "{subject} {kind} `{symbol}`: `{replacement}` is only on {product} {only}, not on the {version} the build "
+        "assumes{note}"
     ),
     "version-removed": (
         "{subject} {kind} `{symbol}`: `{replacement}` was removed in {product} {removed}, and the build assumes "
@@ -275,6 +285,12 @@ class RuleSet:
         scheme = self.targets[canonical].versions
         if scheme is None:
             raise ValueError(f"target {canonical!r} has no version data: give it without '@{version}'")
+        if scheme.generations:
+            generation = scheme.generation(version)
+            if generation is None:
+                known = ", ".join(scheme.generations)
+                raise ValueError(f"{spec.strip()!r}: {scheme.product} generations are {known}")
+            return canonical, generation
         if _version_key(version) is None:
             raise ValueError(f"{spec.strip()!r}: a version is numbers separated by dots, like {scheme.newest}")
         return canonical, version
@@ -399,6 +415,9 @@ class RuleSet:
     def _release_check(self, mapping: TargetMapping, target: str) -> str | None:
         """ "too-old" when the target's counterpart came after the release assumed, "version-removed" when it went
         before it; None when it is there."""
+        if mapping.only:
+            generation = self.version_of(target)
+            return "not-on-generation" if generation and generation not in mapping.only else None
         if not (mapping.added or mapping.removed):
             return None
         version = _version_key(self.version_of(target))
@@ -429,7 +448,7 @@ class RuleSet:
         product = known.versions.product if known is not None and known.versions is not None else ""
         version = self.version_of(target)
         notes = [n for n in (extra_note, symbol.note, _lifecycle(symbol, rule.versions)) if n]
-        if mapping is not None and kind not in ("too-old", "version-removed"):
+        if mapping is not None and kind not in _RELEASE_KINDS:
             notes.extend(_target_lifecycle(mapping, known.versions if known is not None else None, version))
         template = self.message_template(rule, kind, target)
         label = known.label if known is not None else target
@@ -451,6 +470,7 @@ class RuleSet:
             "version": version,
             "added": _short(mapping.added) if mapping is not None else "",
             "removed": _short(mapping.removed) if mapping is not None else "",
+            "only": "/".join(mapping.only) if mapping is not None else "",
         }
         try:
             return template.format(**values)
@@ -461,7 +481,7 @@ class RuleSet:
     def message_template(rule: Rule, kind: str, target: str) -> str:
         """The rule's template for this target (`message.<target>.<kind>`), its own (`message.<kind>`), or the
         generic one; a generic `unmapped` message names the rule's counterpart for the target when it has one."""
-        if kind in ("too-old", "version-removed"):
+        if kind in _RELEASE_KINDS:
             return rule.messages.get(kind) or _GENERIC_MESSAGES[kind]
         template = rule.messages.get(f"{target}.{kind}") or rule.messages.get(kind)
         if template:
@@ -478,6 +498,9 @@ def _same_but_manual(rule: Rule, target: str) -> str:
         if f"{target}.{kind}" in rule.messages or kind in rule.messages:
             return kind
     return "manual"
+
+
+_RELEASE_KINDS = ("too-old", "version-removed", "not-on-generation")
 
 
 def _version_key(version: str) -> tuple[int, ...] | None:
@@ -603,7 +626,7 @@ def _load_targets(ruleset: RuleSet, data: Mapping[str, Any], path: Path) -> None
             markers=pattern,
             shim_prefixes=tuple(entry.get("shim-prefixes", [])),
             runtime_include=str(entry.get("runtime-include", "")),
-            lanes=int(entry.get("lanes", 0)),
+            lanes=_count(entry.get("lanes", 0), f"{where}.lanes"),
             lanes_note=str(entry.get("lanes-note", "")),
             unsafe_renames=bool(entry.get("unsafe-renames", True)),
             init=RuntimeInit(
@@ -628,15 +651,36 @@ def _load_targets(ruleset: RuleSet, data: Mapping[str, Any], path: Path) -> None
         clash = sorted({a.lower() for a in (name, *ruleset.targets[name].aliases)} & {n.lower() for n in taken})
         if clash:
             raise RuleDataError(f"{where}.aliases: {', '.join(clash)} already names another target")
+    for name in targets:  # the targets a target borrows from: bundled ones, or declared in the same file
+        target = ruleset.targets[name]
+        for like in (target.like, *target.like_rules.values()):
+            if like and like not in ruleset.targets:
+                raise RuleDataError(f"{path}: target.{name}.like names unknown target {like!r}")
+        for derivation in target.derive:
+            if derivation.source and derivation.source not in ruleset.targets:
+                raise RuleDataError(f"{path}: target.{name}.derive names unknown target {derivation.source!r}")
     if targets:
         ruleset.sources.append(path)
+
+
+def _count(value: Any, where: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise RuleDataError(f"{where}: a whole number (threads per warp; 0 or absent: no warps), not {value!r}")
+    return value
 
 
 def _version_scheme(raw: Any, where: str) -> VersionScheme | None:
     if raw is None:
         return None
-    if not isinstance(raw, dict) or not isinstance(raw.get("product"), str) or not isinstance(raw.get("newest"), str):
-        raise RuleDataError(f"{where}: a table with 'product' and 'newest' (and optionally 'oldest')")
+    if not isinstance(raw, dict) or not isinstance(raw.get("product"), str):
+        raise RuleDataError(f"{where}: a table with 'product' and 'newest' (or 'generations')")
+    generations = raw.get("generations", [])
+    if not isinstance(generations, list) or not all(isinstance(g, str) and g for g in generations):
+        raise RuleDataError(f"{where}.generations: a list of names (A2, A3, ...)")
+    if generations:
+        return VersionScheme(str(raw["product"]), "", "", tuple(generations))
+    if not isinstance(raw.get("newest"), str):
+        raise RuleDataError(f"{where}: a table with 'product' and 'newest' (or 'generations')")
     for key in ("newest", "oldest"):
         if key in raw and _version_key(str(raw[key])) is None:
             raise RuleDataError(f"{where}.{key}: {raw[key]!r} is not a version like 6.2")
@@ -951,10 +995,27 @@ def _load_extra(ruleset: RuleSet, path: Path, data: Mapping[str, Any] | None) ->
             ruleset.prefixes.append(_renamed(symbol, symbol.name[:-1]))
         else:
             ruleset.symbols[symbol.name] = symbol
-    unknown = set(data) - {"rule", "symbol", "target"}
+    for stem in set(data) & set(ruleset.tables):  # `[python.target.acme]`, `[[python.api]]`: merged in
+        ruleset.tables[stem] = _merged(ruleset.tables[stem], data[stem], f"{path}: {stem}")
+    unknown = set(data) - {"rule", "symbol", "target"} - set(ruleset.tables)
     if unknown:
-        raise RuleDataError(f"{path}: unknown top-level key(s): {', '.join(sorted(unknown))}")
+        listed = ", ".join(["rule", "symbol", "target", *sorted(ruleset.tables)])
+        raise RuleDataError(f"{path}: unknown top-level key(s): {', '.join(sorted(unknown))} (known: {listed})")
     ruleset.sources.append(path)
+
+
+def _merged(base: Any, extra: Any, where: str) -> Any:
+    """An analyzer table with an extra file's additions: tables merge key by key, lists grow, values replace."""
+    if isinstance(base, dict) and isinstance(extra, dict):
+        out = dict(base)
+        for key, value in extra.items():
+            out[key] = _merged(base[key], value, f"{where}.{key}") if key in base else value
+        return out
+    if isinstance(base, list) and isinstance(extra, list):
+        return [*base, *extra]
+    if isinstance(base, (dict, list)) or isinstance(extra, (dict, list)):
+        raise RuleDataError(f"{where}: a {type(extra).__name__} where the bundled data has a {type(base).__name__}")
+    return extra
 
 
 # Rule codes the analyzers name in code: rule data without one of them is broken at load, not on the first file.
@@ -969,18 +1030,21 @@ def require_rules(*codes: str) -> None:
 def _finish(ruleset: RuleSet) -> None:
     """Complete the data (targets' `like` and derived counterparts) and check it, so that a typo fails loudly at
     load time, naming the file."""
+    for stem, table in ruleset.tables.items():  # `[target.<name>]` sections of analyzer tables cover every target
+        sections = table.get("target")
+        if isinstance(sections, dict):
+            stray = sorted(set(sections) - set(ruleset.targets))
+            if stray:
+                raise RuleDataError(f"{stem}.toml: [target.{stray[0]}] is not a declared target")
+            absent = [t for t in ruleset.targets if t not in sections]
+            if absent:
+                raise RuleDataError(
+                    f"{stem}.toml: no [target.{absent[0]}] for a declared target (an extra rule file adds it as "
+                    f"[{stem}.target.{absent[0]}])"
+                )
     missing = sorted(_REQUIRED_RULES - set(ruleset.rules))
     if missing:
         raise RuleDataError(f"rules.toml: the rule data lacks rule(s) the analyzers use: {', '.join(missing)}")
-    for target in ruleset.targets.values():
-        for like in (target.like, *target.like_rules.values()):
-            if like and like not in ruleset.targets:
-                raise RuleDataError(f"targets.toml: target.{target.name}.like names unknown target {like!r}")
-        for derivation in target.derive:
-            if derivation.source and derivation.source not in ruleset.targets:
-                raise RuleDataError(
-                    f"targets.toml: target.{target.name}.derive names unknown target {derivation.source!r}"
-                )
     for rule in ruleset.rules.values():
         for levels, what in ((rule.difficulty, "difficulty"), (rule.unmapped, "unmapped")):
             for target in ruleset.targets.values():

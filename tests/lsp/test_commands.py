@@ -186,3 +186,6 @@ async def test_the_targets_come_from_the_rule_data(lsp: Launcher, tmp_path: Path
     assert set(by_name) == set(load_ruleset().targets)
     assert by_name["npu"]["label"] == load_ruleset().targets["npu"].label
     assert "rocm" in by_name["hip"]["aliases"]
+    assert by_name["hip"]["versions"]["product"] == "ROCm" and by_name["mlu"]["versions"] is None
+    assert "950DT" in by_name["npu"]["versions"]["generations"]
+    assert {"maca", "corex", "musa"} <= set(by_name)

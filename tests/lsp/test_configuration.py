@@ -192,3 +192,30 @@ async def test_a_new_project_file_decides_once_the_setting_is_cleared(lsp: Launc
         lambda d: bool(d) and {x.data["target"] for x in d if isinstance(x.data, dict)} == {"npu"},
         "the npu findings of the new cudaport.toml",
     )
+
+
+async def test_a_target_with_a_version_and_the_new_targets_in_the_editor(lsp: Launcher, tmp_path: Path) -> None:
+    """`hip@5.2` in the editor's settings rates each API against that ROCm release; switching to `musa` (or
+    `metax`, an alias) rates the same buffer for Moore Threads (or MetaX)."""
+    path = tmp_path / "bf16.cu"
+    path.write_text(
+        "#include <cuda_runtime.h>\n#include <cuda_bf16.h>\n"
+        "__global__ void k(float* x) { x[0] = __bfloat162float(__float2bfloat16(x[0])); }\n"
+        "void f(float* p) { cudaMalloc(&p, 4); }\n"
+    )
+    session = await lsp.start(options={**FAST, "target": "hip@5.2"})
+    uri = session.open(path)
+    found = {d.data["symbol"]: d for d in await session.diagnostics(uri) if isinstance(d.data, dict)}
+    old = found["__float2bfloat16"]
+    assert old.data["difficulty"] == "manual" and "needs ROCm ≥ 5.7" in old.message
+    for target, alias, malloc in (("musa", "moorethreads", "musaMalloc"), ("maca", "metax", "mcMalloc")):
+        session.client.set_configuration({"cudaport": {**FAST, "target": alias}})
+        session.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+        diagnostics = await settled(
+            session,
+            uri,
+            lambda d, t=target: bool(d) and {x.data["target"] for x in d if isinstance(x.data, dict)} == {t},
+            f"the {target} findings",
+        )
+        by_symbol = {d.data["symbol"]: d for d in diagnostics if isinstance(d.data, dict)}
+        assert by_symbol["cudaMalloc"].data["replacement"] == malloc

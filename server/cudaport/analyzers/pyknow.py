@@ -25,6 +25,7 @@ class Counterpart:
     replacement: str | None  # a pattern: `*` is the matched member; "=" the same name; None: no counterpart
     difficulty: Difficulty | None = None
     note: str = ""
+    only: tuple[str, ...] = ()  # the target's hardware generations that have it (Atlas A2/A3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +45,7 @@ class ApiEntry:
             if counterpart is None:
                 continue
             replacement = self.render(qualified, name) or ""
-            targets[name] = TargetMapping(replacement, counterpart.difficulty, counterpart.note)
+            targets[name] = TargetMapping(replacement, counterpart.difficulty, counterpart.note, only=counterpart.only)
         return Symbol(qualified, "api", self.rule, qualified.split(".", 1)[0], targets)
 
     def render(self, qualified: str, target: str) -> str | None:
@@ -380,7 +381,8 @@ def _own_counterpart(group: Mapping[str, Any], target: str, same: bool, where: s
         difficulty = Difficulty.parse(str(level)) if level else None
     except ValueError as exc:
         raise RuleDataError(f"{where}: {target}-difficulty: {exc}") from None
-    return Counterpart(str(raw) if raw else None, difficulty, str(group.get(f"{target}-note", "")))
+    only = tuple(str(g) for g in group.get(f"{target}-only", []))
+    return Counterpart(str(raw) if raw else None, difficulty, str(group.get(f"{target}-note", "")), only)
 
 
 def _positions(table: Mapping[str, Any]) -> Positions:

@@ -49,7 +49,20 @@ class Commands:
         resolved = self.server.configuration.resolve_directory(folders[-1]) if folders else None
         ruleset = resolved.engine.ruleset if resolved is not None else load_ruleset()
         return [
-            {"name": t.name, "label": t.label, "platform": t.platform, "aliases": list(t.aliases)}
+            {
+                "name": t.name,
+                "label": t.label,
+                "platform": t.platform,
+                "aliases": list(t.aliases),
+                # versioned targets: whose releases `name@X` counts, and the one assumed without it
+                "versions": {
+                    "product": t.versions.product,
+                    "newest": t.versions.newest,
+                    "generations": list(t.versions.generations),
+                }
+                if t.versions
+                else None,
+            }
             for t in ruleset.targets.values()
         ]
 

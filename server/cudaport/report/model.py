@@ -254,7 +254,8 @@ def _target_info(ruleset: RuleSet, name: str) -> TargetInfo:
     if target.versions is not None:
         given = ruleset.versions.get(name)
         release = given or target.versions.newest
-        assumes = f"{target.versions.product} {release}" + ("" if given else " (the newest cudaport knows)")
+        if release:
+            assumes = f"{target.versions.product} {release}" + ("" if given else " (the newest cudaport knows)")
     return TargetInfo(name, target.label, target.platform, assumes)
 
 
