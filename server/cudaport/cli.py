@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any, TextIO
 from . import __version__
 from .config import ConfigError, Settings, load_settings
 from .models import Difficulty
-from .output import RunResult
 from .output.formats import render_github, render_json, render_sarif, render_statistics, render_text
 from .output.ruledoc import all_rules_markdown, rule_markdown, rule_text
+from .results import RunResult
 from .ruleset import RuleDataError, RuleSet, load_ruleset
 
 if TYPE_CHECKING:

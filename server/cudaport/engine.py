@@ -4,7 +4,6 @@ and suppressions, assign severities, and rewrite."""
 from __future__ import annotations
 
 import bisect
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,7 +69,6 @@ class Engine:
         self.ruleset = load_ruleset(settings.extra_rules).pinned(settings.versions)
         self.project = project
         self._analyzers: dict[str, Analyzer] = {}
-        self._lock = threading.Lock()
         _default_factories()
 
     def analyzer(self, language: str) -> Analyzer:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 
 class Difficulty(enum.IntEnum):
@@ -85,6 +86,15 @@ class Fix:
         return self.applicability is Applicability.SAFE
 
 
+class FindingData(TypedDict, total=False):
+    """Extra facts about a finding that front ends show (hover, report); never needed to apply a fix."""
+
+    kind: str  # what was found: "function", "type", "include", "kernel", "launch", "warp", "import", "api", ...
+    library: str  # the symbol table it comes from (cuda_runtime, cublas, headers, ...)
+    ported: str  # "1": the code around it already runs on the target (a dual-stack branch, a shim)
+    reviewed: str  # "left": the Python review kept it as it is (a device table, a CUDA-only probe)
+
+
 @dataclass(slots=True)
 class Finding:
     """One CUDA dependency at one place in one buffer (byte offsets into the analysed UTF-8 buffer)."""
@@ -98,8 +108,7 @@ class Finding:
     replacement: str | None = None
     fix: Fix | None = None
     severity: Severity = Severity.HINT
-    # Extra facts a front end may show (hover, report); never needed to apply a fix.
-    data: dict[str, str] = field(default_factory=dict)
+    data: FindingData = field(default_factory=lambda: FindingData())
 
     @property
     def fixable(self) -> bool:

@@ -145,7 +145,6 @@ class Rule:
     name: str
     subject: str  # "CUDA runtime", "cuBLAS", ... used in messages
     summary: str
-    languages: frozenset[str]
     difficulty: Mapping[str, Difficulty]  # target -> difficulty when the target has a counterpart
     unmapped: Mapping[str, Difficulty]  # target -> difficulty when it has none
     messages: Mapping[str, str]  # outcome -> template
@@ -153,6 +152,7 @@ class Rule:
     renames: bool  # whether a counterpart name is offered as a rewrite
     docs: RuleDocs
     versions: str = "CUDA"  # whose release numbers the deprecated/removed columns hold (cuDNN has its own)
+    url: str = ""  # its documentation; "" = the rule file's `docs-url` for its code
 
 
 DEFAULT_KEY = "default"  # `difficulty.default` in a rule: for every target it does not name
@@ -257,6 +257,7 @@ class RuleSet:
     tables: dict[str, Any] = field(default_factory=dict)  # analyzer tables from the other *.toml files
     sources: list[Path] = field(default_factory=list)
     versions: Mapping[str, str] = field(default_factory=dict)  # target -> the release the user builds with
+    docs_url: str = ""  # rules.toml's `docs-url`: where a rule's documentation is, `{code}` standing for it
     _header_cache: dict[str, Symbol | None] = field(default_factory=dict, repr=False)
     _outcome_cache: dict[tuple[int, str], Outcome] = field(default_factory=dict, repr=False)
 
@@ -350,6 +351,13 @@ class RuleSet:
 
     def rule(self, code: str) -> Rule:
         return self.rules[code]
+
+    def rule_url(self, code: str) -> str:
+        """Where rule `code` is documented: its own `url`, else the rule data's `docs-url` ("" when neither)."""
+        rule = self.rules.get(code)
+        if rule is not None and rule.url:
+            return rule.url
+        return self.docs_url.format(code=code.lower()) if self.docs_url else ""
 
     def target(self, name: str) -> Target:
         try:
@@ -710,6 +718,7 @@ def _derivation(raw: Any, where: str) -> Derivation:
 
 def _load_rules_toml(ruleset: RuleSet, path: Path) -> None:
     data = _read_toml(path)
+    ruleset.docs_url = str(data.get("docs-url", ""))
     for index, entry in enumerate(data.get("rule", [])):
         rule = _parse_rule(entry, f"{path}: rule #{index + 1}", ruleset)
         if rule.code in ruleset.rules:
@@ -732,13 +741,13 @@ def _parse_rule(entry: Mapping[str, Any], where: str, ruleset: RuleSet) -> Rule:
         name=_req_str(entry, "name", where),
         subject=str(entry.get("subject", "")),
         summary=_req_str(entry, "summary", where),
-        languages=frozenset(entry.get("languages", ["c"])),
         difficulty=_difficulties(entry.get("difficulty", {}), f"{where}.difficulty", ruleset),
         unmapped=_difficulties(entry.get("unmapped", {}), f"{where}.unmapped", ruleset),
         messages=_messages(entry.get("message", {}), f"{where}.message", ruleset),
         counterparts={str(k): str(v) for k, v in entry.get("counterpart", {}).items()},
         renames=bool(entry.get("renames", True)),
         versions=str(entry.get("versions", "CUDA")),
+        url=str(entry.get("url", "")),
         docs=RuleDocs(
             what=str(docs.get("what", "")).strip(),
             why=str(docs.get("why", "")).strip(),
@@ -983,8 +992,11 @@ def _load_extra(ruleset: RuleSet, path: Path, data: Mapping[str, Any] | None) ->
             ruleset.symbols[name] = symbol
         return
     assert data is not None
+    own_docs = str(data.get("docs-url", ""))  # a house rule file documents its rules itself
     for index, entry in enumerate(data.get("rule", [])):
         rule = _parse_rule(entry, f"{path}: rule #{index + 1}", ruleset)
+        if own_docs and not rule.url:
+            rule = dataclasses.replace(rule, url=own_docs.format(code=rule.code.lower()))
         ruleset.rules[rule.code] = rule
     for index, entry in enumerate(data.get("symbol", [])):
         where = f"{path}: symbol #{index + 1}"
@@ -997,9 +1009,9 @@ def _load_extra(ruleset: RuleSet, path: Path, data: Mapping[str, Any] | None) ->
             ruleset.symbols[symbol.name] = symbol
     for stem in set(data) & set(ruleset.tables):  # `[python.target.acme]`, `[[python.api]]`: merged in
         ruleset.tables[stem] = _merged(ruleset.tables[stem], data[stem], f"{path}: {stem}")
-    unknown = set(data) - {"rule", "symbol", "target"} - set(ruleset.tables)
+    unknown = set(data) - {"rule", "symbol", "target", "docs-url"} - set(ruleset.tables)
     if unknown:
-        listed = ", ".join(["rule", "symbol", "target", *sorted(ruleset.tables)])
+        listed = ", ".join(["rule", "symbol", "target", "docs-url", *sorted(ruleset.tables)])
         raise RuleDataError(f"{path}: unknown top-level key(s): {', '.join(sorted(unknown))} (known: {listed})")
     ruleset.sources.append(path)
 

@@ -14,8 +14,8 @@ from .config import Settings
 from .engine import Engine, FileResult
 from .files import Excluded, Skipped, SourcePath, discover
 from .models import Finding
-from .output import Diagnostic, RunResult, sort_diagnostics
 from .project import ProjectIndex, checkout_root
+from .results import Diagnostic, RunResult, sort_diagnostics
 from .source import LineIndex, SkipFile, read_source, write_atomic
 
 Progress = Callable[[int, int], None]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from cudaport.output.formats import rule_url
+from cudaport.ruleset import load_ruleset
 
 from .conftest import CUDAPORT, Launcher, Session, copy_data, position_of, wait_until
 
@@ -56,7 +56,7 @@ async def test_open_shows_what_the_cli_finds(lsp: Launcher, profile: str, tmp_pa
             assert diagnostic.code_description is None
         else:
             assert diagnostic.code_description is not None
-            assert diagnostic.code_description.href == rule_url(str(finding["rule"]))
+            assert diagnostic.code_description.href == load_ruleset().rule_url(str(finding["rule"]))
 
 
 async def test_typing_updates_unsaved_diagnostics(lsp: Launcher, profile: str, tmp_path: Path) -> None:

@@ -10,20 +10,18 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 
 import tree_sitter_cuda
 from tree_sitter import Language, Node, Parser, Tree
 
-from ..models import Applicability, Difficulty, Edit, Finding, Fix
+from ..models import Applicability, Difficulty, Edit, Finding, FindingData, Fix
 from ..ruleset import Outcome, RuleSet, Symbol, Target, TargetMapping
 from . import kernels, pointers, ptx, vectorops, warp
-from .base import WORD_BYTE, FileContext, search_windows
+from .base import WORD_BYTE, FileContext
 from .calls import CallRewrite, load_call_rewrites
-from .clex import in_spans, literal_and_comment_spans
+from .cscan import Scan
 from .preproc import GuardIndex, at_line_start, guarded_regions, shim_definitions
 from .tsutil import (
-    C_COMMENT_OR_STRING,
     ancestor,
     call_of,
     defines_macro,
@@ -37,7 +35,6 @@ from .tsutil import (
 
 CUDA_LANGUAGE = Language(tree_sitter_cuda.language())
 
-_WORD = re.compile(rb"[A-Za-z_]\w*")
 # Starts with a literal `#` so the regex engine can skip ahead; `_at_line_start` checks the rest.
 _INCLUDE = re.compile(rb'#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]')
 _NAME_NODES = frozenset({"identifier", "type_identifier", "namespace_identifier", "primitive_type", "field_identifier"})
@@ -56,82 +53,6 @@ _STATEMENTS = frozenset(
     {"declaration", "expression_statement", "return_statement", "field_declaration"}
 )  # host APIs: called in device code, they need CDP
 _RETURN_DECLARATORS = frozenset({"pointer_declarator", "reference_declarator"})
-
-
-@dataclass
-class Scan:
-    """Per-buffer state shared by the finders: the tree, the target, lazily computed facts."""
-
-    data: bytes
-    root: Node
-    context: FileContext
-    ruleset: RuleSet
-    ranges: list[tuple[int, int]] | None
-    _macro_spans: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
-    # The parts of the buffer the finders scan: all of it, or the ranges widened to whole lines (an editor
-    # re-analysing a few edited lines must not pay for a scan of the whole file).
-    windows: list[tuple[int, int]] = field(init=False)
-    _words: set[bytes] | None = None
-    # (start, end, what) of calls and statements left whole for a person: nothing inside them is rewritten alone.
-    manual_calls: list[tuple[int, int, str]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.windows = search_windows(self.data, self.ranges)
-
-    @property
-    def words(self) -> set[bytes]:
-        """Every distinct identifier-like word of the scanned windows (one C-level pass, shared by the finders)."""
-        if self._words is None:
-            words: set[bytes] = set()
-            for lo, hi in self.windows:
-                words.update(_WORD.findall(self.data, lo, hi))
-            self._words = words
-        return self._words
-
-    def wanted(self, start: int) -> bool:
-        if self.ranges is None:
-            return True
-        return any(lo <= start < hi for lo, hi in self.ranges)
-
-    def code_node(self, start: int, end: int) -> tuple[Node, bool] | None:
-        """The node for a token at [start, end) and whether it sits in a macro body; None in comments/strings."""
-        node = node_at(self.root, start, end)
-        if node is None or node.type in C_COMMENT_OR_STRING:
-            return None
-        if node.type == "preproc_arg":
-            spans = self._macro_spans.get(node.start_byte)
-            if spans is None:
-                spans = literal_and_comment_spans(node.text or b"")
-                self._macro_spans[node.start_byte] = spans
-            offset = node.start_byte
-            if in_spans(spans, start - offset, end - offset):
-                return None
-            return node, True
-        if (node.start_byte != start or node.end_byte != end) and node.type != "ERROR":
-            return None  # part of a longer token (a number suffix, a string piece); ERROR nodes keep raw words
-        return node, False
-
-    def finding(
-        self,
-        rule: str,
-        start: int,
-        end: int,
-        outcome: Outcome,
-        symbol: str,
-        fix: Fix | None = None,
-        data: dict[str, str] | None = None,
-    ) -> Finding:
-        return Finding(
-            rule=rule,
-            start=start,
-            end=end,
-            difficulty=outcome.difficulty,
-            message=outcome.message,
-            symbol=symbol,
-            replacement=outcome.replacement,
-            fix=fix,
-            data=data or {},
-        )
 
 
 class CFamilyAnalyzer:
@@ -362,7 +283,7 @@ class CFamilyAnalyzer:
     ) -> Finding | None:
         """A CUDA header's macro counts where it is tested (`#ifdef`, `defined(...)`) or defined; anywhere else
         (`CUSPARSEAPI` as a calling convention in a declaration, a macro body) it is the header's business."""
-        data = {"library": symbol.library, "kind": symbol.kind}
+        data = FindingData(library=symbol.library, kind=symbol.kind)
         if not in_macro and in_preproc_condition(node):
             outcome = self.ruleset.outcome(symbol, scan.context.target)
             finding = scan.finding(

@@ -17,7 +17,7 @@ from .base import starts_word
 from .tsutil import in_device_code, text
 
 if TYPE_CHECKING:
-    from .cfamily import Scan
+    from .cscan import Scan
 
 KERNEL = "CP1030"
 LAUNCH = "CP1031"

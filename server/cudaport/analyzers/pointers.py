@@ -18,7 +18,7 @@ from ..ruleset import Symbol
 from .tsutil import text
 
 if TYPE_CHECKING:
-    from .cfamily import Scan
+    from .cscan import Scan
 
 RULE = "CP1035"
 _ARITHMETIC = frozenset({"+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"})

@@ -15,7 +15,7 @@ from ..ruleset import Outcome
 from .clex import literal_and_comment_spans, string_contents
 
 if TYPE_CHECKING:
-    from .cfamily import Scan
+    from .cscan import Scan
 
 _ASM = re.compile(rb"(?<![\w$])(?:asm|__asm__|__asm)(?![\w$])")
 _MNEMONIC = re.compile(r"(?:^|;|\{|\}|\\n|\n)\s*(?:@!?%?\w+\s+)?([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*)")

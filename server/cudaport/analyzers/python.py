@@ -22,7 +22,7 @@ from typing import Protocol
 
 from tree_sitter import Node, Parser, Tree
 
-from ..models import Applicability, Difficulty, Edit, Finding, Fix
+from ..models import Applicability, Difficulty, Edit, Finding, FindingData, Fix
 from ..ruleset import RuleSet, Symbol, TargetMapping
 from . import pystrings, pywindows
 from .base import FileContext
@@ -743,7 +743,7 @@ class PythonAnalyzer:
         symbol: Symbol,
         node: _Span,
         edits: list[Edit] | None,
-        data: dict[str, str],
+        data: FindingData,
         force_unsafe: bool = False,
         needs_module: bool = True,
     ) -> Finding:

@@ -17,7 +17,7 @@ from ..ruleset import Symbol
 from .tsutil import text
 
 if TYPE_CHECKING:
-    from .cfamily import Scan
+    from .cscan import Scan
 
 RULE = "CP1009"
 _OPERATOR = re.compile(rb"operator")  # literal: the regex engine skips ahead

@@ -18,7 +18,7 @@ from .base import starts_word
 from .tsutil import ancestor, in_device_code, text
 
 if TYPE_CHECKING:
-    from .cfamily import Scan
+    from .cscan import Scan
 
 ARITHMETIC = "CP2005"
 FULL_MASK = "CP2004"

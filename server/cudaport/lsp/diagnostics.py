@@ -16,7 +16,6 @@ from lsprotocol import types
 from lsprotocol.converters import get_converter
 
 from ..models import Difficulty, Finding
-from ..output.formats import rule_url
 from ..ruleset import RuleSet
 from ..source import LineIndex
 from . import analysis
@@ -89,8 +88,9 @@ class DiagnosticBuilder:
                 "fixable": fixable,
             },
         }
-        if self.code_descriptions:
-            shared["codeDescription"] = {"href": rule_url(finding.rule)}
+        url = self.ruleset.rule_url(finding.rule) if self.code_descriptions else ""
+        if url:
+            shared["codeDescription"] = {"href": url}
         if symbol is not None and (symbol.deprecated or symbol.removed):
             shared["tags"] = [int(types.DiagnosticTag.Deprecated)]
         if len(self._shared) > 50_000:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..models import Difficulty, Finding
-from ..output.formats import rule_url
 from ..ruleset import REMOVED, Rule, RuleSet, Symbol
 from .configuration import Resolved
 from .documents import Document
@@ -127,11 +126,11 @@ def describe(resolved: Resolved, name: str, finding: Finding | None, markdown: b
             lines.append(f"Why: {why}")
         if fix is not None:
             lines.append(f"Fix: {fix.title} ({'safe' if fix.is_safe else 'unsafe: review'})")
-        lines.append(rule_url(rule.code))
+        lines.append(ruleset.rule_url(rule.code))
         return "\n".join(lines)
     what = f"{rule.subject} {_KINDS.get(symbol.kind, symbol.kind)}" if symbol is not None else rule.subject
     parts = [
-        f"**`{name}`** — {what} · [{rule.code}]({rule_url(rule.code)}) `{rule.name}`",
+        f"**`{name}`** — {what} · [{rule.code}]({ruleset.rule_url(rule.code)}) `{rule.name}`",
         f"**{here}: {rating}** — {message}",
         "| target | counterpart | difficulty |\n|---|---|---|\n"
         + "\n".join(

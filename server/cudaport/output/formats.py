@@ -7,15 +7,9 @@ from typing import Any
 
 from .. import __version__
 from ..models import Difficulty
+from ..results import Diagnostic, RunResult
 from ..ruleset import Rule, RuleSet
-from . import Diagnostic, RunResult
 from .ruledoc import rule_markdown, rule_text
-
-DOCS_URL = "https://github.com/cudaport/cudaport/blob/main/rules/RULES.md#{code}"  # anchors written by ruledoc
-
-
-def rule_url(code: str) -> str:
-    return DOCS_URL.format(code=code.lower())
 
 
 # ---- text -------------------------------------------------------------------------------------------------------
@@ -165,7 +159,7 @@ def render_sarif(run: RunResult, ruleset: RuleSet) -> str:
                         "version": __version__,
                         "semanticVersion": __version__,
                         "informationUri": "https://github.com/cudaport/cudaport",
-                        "rules": [_sarif_rule(rule, run.target) for rule in rules],
+                        "rules": [_sarif_rule(rule, run.target, ruleset.rule_url(rule.code)) for rule in rules],
                     }
                 },
                 "columnKind": "unicodeCodePoints",
@@ -181,7 +175,7 @@ def render_sarif(run: RunResult, ruleset: RuleSet) -> str:
     return json.dumps(document, ensure_ascii=False) + "\n"  # compact: json's C encoder (see render_json)
 
 
-def _sarif_rule(rule: Rule, target: str) -> dict[str, Any]:
+def _sarif_rule(rule: Rule, target: str, url: str) -> dict[str, Any]:
     difficulty = rule.difficulty.get(target) or rule.unmapped.get(target) or Difficulty.MANUAL
     return {
         "id": rule.code,
@@ -189,7 +183,7 @@ def _sarif_rule(rule: Rule, target: str) -> dict[str, Any]:
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": rule.docs.what or rule.summary},
         "help": {"text": rule_text(rule), "markdown": rule_markdown(rule)},
-        "helpUri": rule_url(rule.code),
+        "helpUri": url,
         "defaultConfiguration": {"level": _SARIF_LEVEL[difficulty]},
         "properties": {"tags": ["cuda", "portability", target]},
     }

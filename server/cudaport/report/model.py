@@ -14,7 +14,7 @@ from pathlib import PurePath
 from .. import __version__
 from ..config import Settings
 from ..models import Difficulty
-from ..output import Diagnostic, RunResult
+from ..results import Diagnostic, RunResult
 from ..ruleset import RuleSet
 from ..runner import MultiTargetRun
 from .checklist import CheckItem, evaluate, load_checks
