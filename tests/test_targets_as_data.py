@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Cli
+from cudaport.ruleset import load_ruleset
 
 KERNEL = """#include <cuda_runtime.h>
 __global__ void scale(float* x, int n) {
@@ -269,3 +270,22 @@ def test_an_ascend_generation_rates_what_it_lacks(cli: Cli, tmp_path: Path) -> N
     assert "only on Ascend A2/A3, not on the 950DT" in str(summary["message"])
     assert newest["mem.py", "torch.cuda.set_device"]["difficulty"] == "mechanical"
     assert _findings(cli, tmp_path, "--target", "npu@A2") == every
+
+
+def test_the_editor_settings_offer_every_bundled_target() -> None:
+    """The extension has no target list of its own (the server's `cudaport.server.targets` labels them); the
+    setting's examples, the one static place, name every target the rule data declares."""
+    manifest = json.loads((Path(__file__).parents[1] / "vscode-extension" / "package.json").read_text("utf-8"))
+    setting = manifest["contributes"]["configuration"]["properties"]["cudaport.target"]
+    examples = {example.partition("@")[0] for example in setting["examples"]}
+    assert examples == set(load_ruleset().targets)
+    assert setting["default"] == ""
+
+
+def test_the_report_puts_all_six_targets_side_by_side(cli: Cli, project: Path) -> None:
+    every = ",".join(load_ruleset().targets)
+    document = cli("report", ".", "--target", every, "--format", "json", cwd=project).json()
+    assert [t["name"] for t in document["targets"]] == list(load_ruleset().targets)
+    markdown = cli("report", ".", "--target", every, "--format", "md", cwd=project).out
+    for target in load_ruleset().targets.values():
+        assert target.label in markdown

@@ -82,6 +82,8 @@ def _key(version: str) -> tuple[int, ...]:
 def _declared_words(folder: Path) -> set[str]:
     words: set[str] = set()
     for header in folder.rglob("*.h*"):
+        if "nvidia_detail" in header.parts:
+            continue  # HIP on NVIDIA's platform wraps CUDA: what it declares says nothing about AMD's
         words.update(re.findall(r"\b[A-Za-z_]\w*\b", header.read_text(encoding="utf-8", errors="replace")))
     return words
 

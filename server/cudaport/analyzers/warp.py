@@ -322,13 +322,16 @@ def _lanes(scan: Scan, rule_code: str, advice: str = "") -> str:
     """How the target differs: wider wavefronts (HIP), or no warps at all (Ascend, Cambricon)."""
     target = scan.ruleset.targets.get(scan.context.target)
     if target is not None and target.lanes:
-        return f"{target.label} wavefronts have {target.lanes} lanes{target.lanes_note}{advice}"
+        return f"{target.label} {target.warp_word}s have {target.lanes} lanes{target.lanes_note}{advice}"
     counterpart = scan.ruleset.rule(rule_code).counterparts.get(scan.context.target, "a rewrite of the kernel")
     return f"{_label(scan)} has no warps: the port needs {counterpart}"
 
 
 def _mask_tail(scan: Scan) -> str:
     target = scan.ruleset.targets.get(scan.context.target)
+    if target is not None and target.lanes == 64:
+        return f"{target.label} {target.warp_word}s need 64-bit masks (0xffffffffffffffffull)"
     if target is not None and target.lanes:
-        return f"{target.label} wavefronts need {target.lanes}-bit masks (0xffffffffffffffffull)"
+        lanes = f"{target.lanes} lanes{target.lanes_note}"
+        return f"{target.label} {target.warp_word}s have {lanes}: a 32-bit mask covers part of them"
     return _lanes(scan, FULL_MASK)
