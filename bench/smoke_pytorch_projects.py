@@ -30,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import pypi_sdist
+from cudaport.ruleset import load_ruleset
 
 PROJECTS = {  # multi-device training frameworks: CUDA beside NPU, MLU, XPU, ... code paths
     "accelerate": "1.15.0",
@@ -38,10 +39,10 @@ PROJECTS = {  # multi-device training frameworks: CUDA beside NPU, MLU, XPU, ...
     "deepspeed": "0.19.8",
     "colossalai": "0.5.0",
 }
+# the words that name each target in code: the rule data's own (`ported-words` in rules/python.toml)
 TARGET_WORDS = {
-    "hip": {"hip", "rocm"},
-    "npu": {"npu", "hccl", "ascend"},
-    "mlu": {"mlu", "cncl", "cambricon", "cnnl"},
+    name: {str(word).lower() for word in entry.get("ported-words", [])}
+    for name, entry in load_ruleset().tables["python"]["target"].items()
 }
 # what the issue calls a CUDA-only path: a CUDA extension, nvcc, CUDA_HOME, Triton, TensorRT, flash-attn, apex
 CUDA_ONLY = re.compile(

@@ -119,3 +119,28 @@ def test_the_name_of_a_namespace_alias_is_not_a_use_of_the_library(cli: Cli, tmp
     )
     rows = _findings(cli, tmp_path, "--target", "hip", "--show-portable")
     assert [r for r in rows if r[1] == 3] == []
+
+
+def test_stream_capture_calls_follow_the_form_hip_has(cli: Cli, tmp_path: Path) -> None:
+    """cuda-samples' graph samples call the six-argument cudaStreamGetCaptureInfo (HIP's _v2) and CUDA 12.3's
+    forms with edge data, which HIP lacks: the first is rewritten, the others are left with HIP's signature."""
+    source = (
+        "#include <cuda_runtime.h>\n"
+        "void record(cudaStream_t s, cudaGraph_t g, const cudaGraphNode_t* d, size_t n, cudaGraphNode_t node) {\n"
+        "  cudaStreamCaptureStatus st;\n"
+        "  cudaStreamGetCaptureInfo(s, &st, NULL, &g, &d, &n);\n"
+        "  cudaStreamGetCaptureInfo(s, &st, NULL, &g, &d, NULL, &n);\n"
+        "  cudaStreamUpdateCaptureDependencies(s, &node, NULL, 1, cudaStreamSetCaptureDependencies);\n"
+        "}\n"
+    )
+    (tmp_path / "capture.cu").write_text(source, encoding="utf-8")
+    report = cli("check", "capture.cu", "--target", "hip@5.2", "--format", "json", "--exit-zero", cwd=tmp_path).json()
+    by_line = {(d["line"], d["symbol"]): d for d in report["diagnostics"]}
+    assert by_line[4, "cudaStreamGetCaptureInfo"]["fixable"] is True
+    for line, name in ((5, "cudaStreamGetCaptureInfo"), (6, "cudaStreamUpdateCaptureDependencies")):
+        left = by_line[line, name]
+        assert left["difficulty"] == "manual" and "edge data has no HIP counterpart" in left["message"]
+    cli("fix", "capture.cu", "--target", "hip@5.2", "--fail-on", "never", cwd=tmp_path)
+    fixed = (tmp_path / "capture.cu").read_text(encoding="utf-8").splitlines()
+    assert fixed[3] == "  hipStreamGetCaptureInfo_v2(s, &st, NULL, &g, &d, &n);"
+    assert "cudaStreamGetCaptureInfo(" in fixed[4] and "cudaStreamUpdateCaptureDependencies(" in fixed[5]

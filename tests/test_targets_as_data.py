@@ -289,3 +289,13 @@ def test_the_report_puts_all_six_targets_side_by_side(cli: Cli, project: Path) -
     markdown = cli("report", ".", "--target", every, "--format", "md", cwd=project).out
     for target in load_ruleset().targets.values():
         assert target.label in markdown
+
+
+def test_facts_borrowed_from_another_target_are_not_claimed(cli: Cli, tmp_path: Path) -> None:
+    """MACA and CoreX take PyTorch-for-ROCm's counterparts, MUSA torch_mlu's, but never their notes: CuPy's ROCm
+    build is no MACA build, and Cambricon's BANG C is not Moore Threads' advice."""
+    (tmp_path / "libs.py").write_text("import cupy\nimport numba.cuda\n", encoding="utf-8")
+    maca = _findings(cli, tmp_path, "--target", "maca")["libs.py", "cupy"]
+    assert maca["difficulty"] == "manual" and "not verified" in str(maca["message"])
+    musa = _findings(cli, tmp_path, "--target", "musa")["libs.py", "numba.cuda"]
+    assert "BANG" not in str(musa["message"]) and "Cambricon" not in str(musa["message"])

@@ -356,21 +356,24 @@ def _target_facts(raw: Mapping[str, Any], ruleset: RuleSet, where: str) -> dict[
 def _target_counterparts(
     group: Mapping[str, Any], targets: Mapping[str, TargetFacts], same_by_default: bool, where: str
 ) -> dict[str, Counterpart]:
-    """Each target's counterpart in an entry: its own key, else (for PyTorch builds that keep torch.cuda) the
-    same name where the entry's default is that, else its `like` target's, renamed."""
+    """Each target's counterpart in an entry: its own keys; else its `like` target's (renamed, without its notes);
+    else, for PyTorch builds that keep torch.cuda, the same name where that is the entry's default."""
     out: dict[str, Counterpart] = {}
     for target, facts in targets.items():
-        out[target] = _own_counterpart(group, target, same_by_default and facts.keeps_cuda, where)
+        if not facts.like:
+            out[target] = _own_counterpart(group, target, same_by_default and facts.keeps_cuda, where)
     for target, facts in targets.items():
-        if target in group or f"{target}-difficulty" in group or not facts.like:
+        if not facts.like:
             continue
-        base = out.get(facts.like)
-        if base is None or base.replacement is None:
+        if target in group or f"{target}-difficulty" in group:
+            out[target] = _own_counterpart(group, target, False, where)
             continue
-        renamed = facts.rename(base.replacement)
-        if renamed == base.replacement and renamed != "=":
-            continue  # `like`'s own product (cnmon, NEUWARE_HOME): nothing says this target has it
-        out[target] = Counterpart(renamed, base.difficulty, facts.rename(base.note))
+        base = out.get(facts.like) or _own_counterpart(group, facts.like, same_by_default, where)
+        renamed = facts.rename(base.replacement) if base.replacement is not None else None
+        if renamed is not None and renamed == base.replacement and renamed != "=" and facts.renames:
+            renamed = None  # `like`'s own product (cnmon, NEUWARE_HOME): nothing says this target has it
+        # `like`'s notes name its own products (BANG C, ROCm builds): they are not facts about this target
+        out[target] = Counterpart(renamed, base.difficulty, "", base.only if facts.renames else ())
     return out
 
 
