@@ -31,6 +31,14 @@ from .verdict import RANKING_RULE, scale_meanings
 
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 _HEAVIEST_FIRST = tuple(reversed(DIFFICULTIES))
+# Columns per target in the directory and file tables: (heading, title, difficulties counted). From four targets
+# on, four columns each would not fit an A4 page: what needs a person, and what `fix` does, remain.
+_FULL_GROUPS = tuple((d.label, d.label, (d,)) for d in _HEAVIEST_FIRST)
+_COMPACT_FROM = 4
+_COMPACT_GROUPS = (
+    ("person", "blocker and manual", (Difficulty.BLOCKER, Difficulty.MANUAL)),
+    ("mech.", "mechanical", (Difficulty.MECHANICAL,)),
+)
 _SHORT = {
     Difficulty.BLOCKER: "block.",
     Difficulty.MANUAL: "man.",
@@ -300,12 +308,13 @@ def _tally_table(
 ) -> str:
     names = report.target_names
     many = len(names) > 1
+    groups = _COMPACT_GROUPS if len(names) >= _COMPACT_FROM else _FULL_GROUPS
     top = ""
     if many:
         top = (
             '<tr class="targets">'
             + "".join("<th></th>" for _ in leading)
-            + "".join(f'<th colspan="4">{escape(report.label(n))}</th>' for n in names)
+            + "".join(f'<th colspan="{len(groups)}">{escape(report.label(n))}</th>' for n in names)
             + "</tr>"
         )
     headings: list[str] = []
@@ -314,10 +323,12 @@ def _tally_table(
         headings.append(_heading(column, label, kind, "num" if kind == "number" else ""))
         column += 1
     short = len(names) >= 3  # side by side, full words would not fit an A4 page
+    if groups is _COMPACT_GROUPS:
+        caption += " Per target: findings that need a person (blocker and manual), and mechanical ones."
     for _name in names:
-        for difficulty in _HEAVIEST_FIRST:
-            label = _SHORT[difficulty] if short else difficulty.label
-            headings.append(_heading(column, label, "number", "num", title=difficulty.label if short else ""))
+        for label, title, _levels in groups:
+            shown = (_SHORT[_levels[0]] if short else label) if len(_levels) == 1 else label
+            headings.append(_heading(column, shown, "number", "num", title=title if short else ""))
             column += 1
     body: list[str] = []
     for cells, tallies in rows:
@@ -326,16 +337,17 @@ def _tally_table(
             for text, value, css in cells
         ]
         for name in names:
-            for difficulty in _HEAVIEST_FIRST:
-                count = tallies[name][difficulty]
+            for label, _title, levels in groups:
+                count = sum(tallies[name][level] for level in levels)
                 zero = " zero" if count == 0 else ""
                 tds.append(
-                    f'<td class="num{zero}" data-target="{escape(name)}" data-difficulty="{difficulty.label}" '
+                    f'<td class="num{zero}" data-target="{escape(name)}" data-difficulty="{label}" '
                     f'data-value="{count}">{count}</td>'
                 )
         body.append("<tr>" + "".join(tds) + "</tr>")
     return (
-        f'<div class="scroll"><table class="sortable" id="{table_id}"><caption>{escape(caption)}</caption>'
+        f'<div class="scroll"><table class="sortable{" many" if groups is _COMPACT_GROUPS else ""}" '
+        f'id="{table_id}"><caption>{escape(caption)}</caption>'
         f"<thead>{top}<tr>{''.join(headings)}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
     )
 
