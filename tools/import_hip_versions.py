@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
-from cudaport.ruleset import load_ruleset  # noqa: E402
+from cudaport.ruleset import load_ruleset, version_key  # noqa: E402
 
 OUT = ROOT / "rules" / "versions" / "hip.csv"
 COLUMNS = ["name", "counterpart", "difficulty", "added", "deprecated", "removed", "condition", "note", "source"]
@@ -52,7 +52,11 @@ def main(hipify_versions: Path, header_facts: Path | None, present: list[tuple[s
                 continue
             source = "hipify"
             for version, words in declared:
-                if dates["added"] and _key(dates["added"]) > _key(version) and row["hip_name"] in words:
+                if (
+                    dates["added"]
+                    and (version_key(dates["added"]) or ()) > (version_key(version) or ())
+                    and row["hip_name"] in words
+                ):
                     dates["added"], source = version, "hipify+headers"
             rows[row["cuda_name"]] = {"name": row["cuda_name"], **dates, "source": source}
     header_rows = _header_rows(header_facts) if header_facts else _kept_header_rows()
@@ -70,13 +74,6 @@ def main(hipify_versions: Path, header_facts: Path | None, present: list[tuple[s
         writer.writerows(rows[name] for name in sorted(rows))
     print(f"hip: {len(rows)} dated counterparts ({sum(r['source'] == 'headers' for r in rows.values())} from headers)")
     return 0
-
-
-def _key(version: str) -> tuple[int, ...]:
-    numbers = [int(p) for p in version.split(".")]
-    while len(numbers) > 1 and numbers[-1] == 0:
-        numbers.pop()
-    return tuple(numbers)
 
 
 def _declared_words(folder: Path) -> set[str]:

@@ -293,7 +293,7 @@ class RuleSet:
                 known = ", ".join(scheme.generations)
                 raise ValueError(f"{spec.strip()!r}: {scheme.product} generations are {known}")
             return canonical, generation
-        if _version_key(version) is None:
+        if version_key(version) is None:
             raise ValueError(f"{spec.strip()!r}: a version is numbers separated by dots, like {scheme.newest}")
         return canonical, version
 
@@ -429,10 +429,10 @@ class RuleSet:
             return "not-on-generation" if generation and generation not in mapping.only else None
         if not (mapping.added or mapping.removed):
             return None
-        version = _version_key(self.version_of(target))
+        version = version_key(self.version_of(target))
         if version is None:
             return None
-        added, removed = _version_key(mapping.added), _version_key(mapping.removed)
+        added, removed = version_key(mapping.added), version_key(mapping.removed)
         if added is not None and version < added:
             return "too-old"
         if removed is not None and version >= removed:
@@ -512,8 +512,8 @@ def _same_but_manual(rule: Rule, target: str) -> str:
 _RELEASE_KINDS = ("too-old", "version-removed", "not-on-generation")
 
 
-def _version_key(version: str) -> tuple[int, ...] | None:
-    """`6.2` and `6.2.0` compare equal; anything but dotted numbers is None."""
+def version_key(version: str) -> tuple[int, ...] | None:
+    """A release number as a sortable key: `6.2` and `6.2.0` compare equal; anything but dotted numbers is None."""
     parts = version.strip().split(".") if version else []
     if not parts or not all(p.isdigit() for p in parts):
         return None
@@ -528,11 +528,11 @@ def _target_lifecycle(mapping: TargetMapping, scheme: VersionScheme | None, vers
     release in use), deprecated, behind a macro."""
     notes = []
     product = scheme.product if scheme is not None else ""
-    added, oldest = _version_key(mapping.added), _version_key(scheme.oldest) if scheme is not None else None
+    added, oldest = version_key(mapping.added), version_key(scheme.oldest) if scheme is not None else None
     if added is not None and product and (oldest is None or added > oldest):
         notes.append(f"needs {product} ≥ {_short(mapping.added)}")
     if mapping.deprecated and product:
-        key, deprecated = _version_key(version), _version_key(mapping.deprecated)
+        key, deprecated = version_key(version), version_key(mapping.deprecated)
         if key is not None and deprecated is not None and key >= deprecated:
             notes.append(f"deprecated since {product} {_short(mapping.deprecated)}")
     if mapping.condition:
@@ -692,7 +692,7 @@ def _version_scheme(raw: Any, where: str) -> VersionScheme | None:
     if not isinstance(raw.get("newest"), str):
         raise RuleDataError(f"{where}: a table with 'product' and 'newest' (or 'generations')")
     for key in ("newest", "oldest"):
-        if key in raw and _version_key(str(raw[key])) is None:
+        if key in raw and version_key(str(raw[key])) is None:
             raise RuleDataError(f"{where}.{key}: {raw[key]!r} is not a version like 6.2")
     return VersionScheme(str(raw["product"]), str(raw["newest"]), str(raw.get("oldest", "")))
 
@@ -930,7 +930,7 @@ def _load_versions(ruleset: RuleSet, path: Path) -> None:
             where = f"{path}:{line}"
             cells = {c: (row.get(c) or "").strip() for c in _VERSION_COLUMNS}
             for column in ("added", "deprecated", "removed"):
-                if cells[column] and _version_key(cells[column]) is None:
+                if cells[column] and version_key(cells[column]) is None:
                     raise RuleDataError(f"{where}: {column} {cells[column]!r} is not a version like 6.2")
             symbol = ruleset.symbols.get(cells["name"]) or ruleset.headers.get(cells["name"])
             if symbol is None:

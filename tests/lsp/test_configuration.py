@@ -37,6 +37,18 @@ async def settled(
         await asyncio.sleep(0.05)
 
 
+def targets_of(diagnostics: list[types.Diagnostic]) -> set[str]:
+    return {d.data["target"] for d in diagnostics if isinstance(d.data, dict)}
+
+
+async def retarget(session: Session, uri: str, setting: str, expected: str, what: str) -> list[types.Diagnostic]:
+    """Set `cudaport.target` as an editor does (workspace/configuration, then the change notification) and wait
+    until the document's findings are `expected`'s."""
+    session.client.set_configuration({"cudaport": {**FAST, "target": setting}})
+    session.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    return await settled(session, uri, lambda d: bool(d) and targets_of(d) == {expected}, what)
+
+
 async def test_project_configuration_file_and_its_edits(lsp: Launcher, profile: str, tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "demo"\n\n[tool.cudaport]\nignore = ["CP1010"]\n')
     path = copy_data("reduce.cu", tmp_path)
@@ -152,25 +164,11 @@ async def test_an_empty_target_setting_leaves_the_projects_target(lsp: Launcher,
     session = await lsp.start(profile, options={**FAST, "target": ""})
     uri = session.open(path)
     found = await session.diagnostics(uri)
-    assert found and {d.data["target"] for d in found if isinstance(d.data, dict)} == {"npu"}
+    assert found and targets_of(found) == {"npu"}
     # a target the user did set still overrides the file, and an alias names it
-    session.client.set_configuration({"cudaport": {**FAST, "target": "ROCm"}})
-    session.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
-    await settled(
-        session,
-        uri,
-        lambda d: bool(d) and {x.data["target"] for x in d if isinstance(x.data, dict)} == {"hip"},
-        "the hip findings",
-    )
+    await retarget(session, uri, "ROCm", "hip", "the hip findings")
     # clearing the setting again hands the choice back to the project's file
-    session.client.set_configuration({"cudaport": {**FAST, "target": ""}})
-    session.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
-    await settled(
-        session,
-        uri,
-        lambda d: bool(d) and {x.data["target"] for x in d if isinstance(x.data, dict)} == {"npu"},
-        "the npu findings again",
-    )
+    await retarget(session, uri, "", "npu", "the npu findings again")
 
 
 async def test_a_new_project_file_decides_once_the_setting_is_cleared(lsp: Launcher, tmp_path: Path) -> None:
@@ -184,14 +182,7 @@ async def test_a_new_project_file_decides_once_the_setting_is_cleared(lsp: Launc
     session.client.workspace_did_change_watched_files(
         types.DidChangeWatchedFilesParams([types.FileEvent(config.as_uri(), types.FileChangeType.Created)])
     )
-    session.client.set_configuration({"cudaport": {**FAST, "target": ""}})
-    session.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
-    await settled(
-        session,
-        uri,
-        lambda d: bool(d) and {x.data["target"] for x in d if isinstance(x.data, dict)} == {"npu"},
-        "the npu findings of the new cudaport.toml",
-    )
+    await retarget(session, uri, "", "npu", "the npu findings of the new cudaport.toml")
 
 
 async def test_a_target_with_a_version_and_the_new_targets_in_the_editor(lsp: Launcher, tmp_path: Path) -> None:
@@ -209,13 +200,6 @@ async def test_a_target_with_a_version_and_the_new_targets_in_the_editor(lsp: La
     old = found["__float2bfloat16"]
     assert old.data["difficulty"] == "manual" and "needs ROCm ≥ 5.7" in old.message
     for target, alias, malloc in (("musa", "moorethreads", "musaMalloc"), ("maca", "metax", "mcMalloc")):
-        session.client.set_configuration({"cudaport": {**FAST, "target": alias}})
-        session.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
-        diagnostics = await settled(
-            session,
-            uri,
-            lambda d, t=target: bool(d) and {x.data["target"] for x in d if isinstance(x.data, dict)} == {t},
-            f"the {target} findings",
-        )
+        diagnostics = await retarget(session, uri, alias, target, f"the {target} findings")
         by_symbol = {d.data["symbol"]: d for d in diagnostics if isinstance(d.data, dict)}
         assert by_symbol["cudaMalloc"].data["replacement"] == malloc

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -313,13 +313,8 @@ class Reviewer:
         if condition is None:
             return False
         wanted = text(condition)
-        for statement in block.named_children:
-            if statement.start_byte >= child.start_byte:
-                return False
-            if statement.type != "if_statement":
-                continue
-            other = statement.child_by_field_name("condition")
-            if other is not None and text(other) == wanted and self._names_strongly(statement):
+        for statement, other in _earlier_ifs(block, child):
+            if text(other) == wanted and self._names_strongly(statement):
                 return True
         return False
 
@@ -512,15 +507,21 @@ def _optional(node: Node) -> bool:
 _AVAILABILITY = re.compile(r"available|^has_|\bHAS_|installed")
 
 
-def _checked_before(block: Node, node: Node) -> bool:
-    """`if not is_bnb_available(): return False` earlier in the block: what follows runs only with the library."""
+def _earlier_ifs(block: Node, node: Node) -> Iterator[tuple[Node, Node]]:
+    """The `if` statements of `block` before `node`, with their conditions."""
     for statement in block.named_children:
         if statement.start_byte >= node.start_byte:
-            return False
-        if statement.type != "if_statement":
-            continue
-        condition = statement.child_by_field_name("condition")
-        if condition is not None and _AVAILABILITY.search(text(condition)) and _leaves(statement):
+            return
+        if statement.type == "if_statement":
+            condition = statement.child_by_field_name("condition")
+            if condition is not None:
+                yield statement, condition
+
+
+def _checked_before(block: Node, node: Node) -> bool:
+    """`if not is_bnb_available(): return False` earlier in the block: what follows runs only with the library."""
+    for statement, condition in _earlier_ifs(block, node):
+        if _AVAILABILITY.search(text(condition)) and _leaves(statement):
             return True
     return False
 
