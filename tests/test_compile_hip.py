@@ -34,6 +34,7 @@ COMPILED = {
     "guarded_helpers.cu": [],  # its helpers vanish unless the CUDA guards they test are rewritten too
     "helpers_first.cu": [],  # the helpers come before the runtime include, which nvcc puts first on its own
     "host_mapped.cu": [],  # void ** casts and flags HIP 5.x wants, CUDART_CB, __grid_constant__, CUDA 12 graphs
+    "index_bounds.cu": [],  # min/max of built-in indices, ambiguous on HIP until cast to CUDA's type
 }
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from conftest import Cli
 
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "c"
+
 
 def _findings(cli: Cli, folder: Path, *args: str) -> list[tuple[str, int, str, str, str]]:
     report = cli("check", ".", "--format", "json", *args, cwd=folder).json()
@@ -144,3 +146,77 @@ def test_stream_capture_calls_follow_the_form_hip_has(cli: Cli, tmp_path: Path) 
     fixed = (tmp_path / "capture.cu").read_text(encoding="utf-8").splitlines()
     assert fixed[3] == "  hipStreamGetCaptureInfo_v2(s, &st, NULL, &g, &d, &n);"
     assert "cudaStreamGetCaptureInfo(" in fixed[4] and "cudaStreamUpdateCaptureDependencies(" in fixed[5]
+
+
+def test_device_property_fields_hip_added_in_6_0_need_a_person_on_older_releases(cli: Cli, tmp_path: Path) -> None:
+    """cuda-samples read cudaDeviceProp fields (persistingL2CacheMaxSize, uuid, ...) that hipDeviceProp_t has only
+    from ROCm 6.0; a field of the same name in the user's own struct, away from any device-property struct, is
+    theirs."""
+    (tmp_path / "props.cu").write_text(
+        "#include <cuda_runtime.h>\n"
+        "int cache_bytes(int device) {\n"
+        "  cudaDeviceProp prop;\n"
+        "  cudaGetDeviceProperties(&prop, device);\n"
+        "  return prop.persistingL2CacheMaxSize + prop.sparseCudaArraySupported;\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "records.cpp").write_text(
+        "struct Record;\nint engines(const Record *r);\nint count(const Record *r) { return r->asyncEngineCount; }\n",
+        encoding="utf-8",
+    )
+    old = {(f[0], f[3]): f[4] for f in _findings(cli, tmp_path, "--target", "hip@5.2")}
+    assert old["props.cu", "persistingL2CacheMaxSize"] == "manual"
+    assert old["props.cu", "sparseCudaArraySupported"] == "manual"
+    assert not [key for key in old if key[0] == "records.cpp"]
+    new = {(f[0], f[3]): f[4] for f in _findings(cli, tmp_path, "--target", "hip", "--show-portable")}
+    assert new["props.cu", "persistingL2CacheMaxSize"] == "portable"
+    assert new["props.cu", "sparseCudaArraySupported"] == "mechanical"
+    cli("fix", ".", "--target", "hip", "--fail-on", "never", cwd=tmp_path)
+    assert "prop.sparseHipArraySupported" in (tmp_path / "props.cu").read_text(encoding="utf-8")
+
+
+def test_sobol64_states_are_not_in_hiprand_5_2(cli: Cli, tmp_path: Path) -> None:
+    """Debian's hiprand 5.2 declares 64-bit Sobol states only in its NVIDIA backend header; AMD's arrived later."""
+    (tmp_path / "qrng.cu").write_text(
+        "#include <curand_kernel.h>\n__global__ void k(curandStateSobol64_t *s, curandStateSobol32_t *t) {}\n",
+        encoding="utf-8",
+    )
+    found = {f[3]: f[4] for f in _findings(cli, tmp_path, "--target", "hip@5.2")}
+    assert found["curandStateSobol64_t"] == "manual"
+    assert found.get("curandStateSobol32_t", "mechanical") == "mechanical"
+
+
+def test_what_clang_rejects_is_flagged_where_the_cause_is(cli: Cli, tmp_path: Path) -> None:
+    """cuda-samples' integral-image scan shuffles uint4 members of a struct through a tile, and a Tegra sample
+    initialises an array sized by a parameter: each is a manual finding on the line hipcc fails on, on the
+    clang-based targets only."""
+    source = (FIXTURES / "clang_rejects.cu").read_text(encoding="utf-8")
+    (tmp_path / "clang_rejects.cu").write_text(source, encoding="utf-8")
+    hip = {(f[1], f[2]): f[4] for f in _findings(cli, tmp_path, "--target", "hip", "--exit-zero")}
+    assert hip[17, "CP1023"] == "manual" and (16, "CP1023") not in hip
+    assert hip[22, "CP1022"] == "manual"
+    musa = {(f[1], f[2]) for f in _findings(cli, tmp_path, "--target", "musa", "--exit-zero")}
+    assert (22, "CP1022") in musa and (17, "CP1023") not in musa
+    npu = {f[2] for f in _findings(cli, tmp_path, "--target", "npu", "--exit-zero")}
+    assert not npu & {"CP1022", "CP1023"}
+
+
+def test_builtin_indices_in_min_max_get_cudas_type(cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "b.cu").write_text(
+        "__global__ void k(unsigned *o, unsigned r, int s) {\n"
+        "  o[0] = min(r, blockDim.x) + std::max(threadIdx.x, r) + min(s, 4);\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    found = [f for f in _findings(cli, tmp_path, "--target", "hip", "--exit-zero") if f[2] == "CP1021"]
+    assert [f[3] for f in found] == ["min(…, blockDim.x)", "std::max(threadIdx.x, …)"]
+    assert not [f for f in _findings(cli, tmp_path, "--target", "corex", "--exit-zero") if f[2] == "CP1021"]
+    cli("fix", "b.cu", "--target", "hip", "--fail-on", "never", cwd=tmp_path)
+    fixed = (tmp_path / "b.cu").read_text(encoding="utf-8")
+    assert (
+        "min(r, static_cast<unsigned int>(blockDim.x)) + std::max(static_cast<unsigned int>(threadIdx.x), r)" in fixed
+    )
+    assert "min(s, 4)" in fixed
+    cli("fix", "b.cu", "--target", "hip", "--fail-on", "never", cwd=tmp_path)
+    assert (tmp_path / "b.cu").read_text(encoding="utf-8") == fixed  # idempotent

@@ -195,6 +195,12 @@ class Symbol:
         return "generic" in self.flags
 
     @property
+    def within(self) -> tuple[str, ...]:
+        """Words one of which the file must name for the symbol to count (`within:cudaDeviceProp`): a field name as
+        plain as `uuid` is CUDA's only where its struct is in sight."""
+        return tuple(f[len("within:") :] for f in self.flags if f.startswith("within:"))
+
+    @property
     def quiet(self) -> bool:
         """Known (standard C math on the device, say) but never worth a finding."""
         return "quiet" in self.flags

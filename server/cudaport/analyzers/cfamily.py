@@ -16,7 +16,7 @@ from tree_sitter import Language, Node, Parser, Tree
 
 from ..models import Applicability, Difficulty, Edit, Finding, FindingData, Fix
 from ..ruleset import Outcome, RuleSet, Symbol, Target, TargetMapping
-from . import kernels, pointers, ptx, vectorops, warp
+from . import clangdiff, kernels, pointers, ptx, vectorops, warp
 from .base import WORD_BYTE, FileContext
 from .calls import CallRewrite, load_call_rewrites
 from .cscan import Scan
@@ -95,6 +95,7 @@ class CFamilyAnalyzer:
         findings.extend(kernels.find_kernels(scan))
         findings.extend(vectorops.find_vector_operators(scan))
         findings.extend(pointers.find_pointer_arithmetic(scan))
+        findings.extend(clangdiff.find_clang_differences(scan))
         init = self._runtime_init(scan, findings)
         if init is not None:
             findings.append(init)
@@ -234,6 +235,8 @@ class CFamilyAnalyzer:
         if symbol is None or symbol.quiet:
             return None
         if symbol.generic and not self._generic_counts(symbol, node, in_macro, _is_cuda_source(scan)):
+            return None
+        if symbol.within and not any(scan.mentions(word) for word in symbol.within):
             return None
         if node.type not in _NAME_NODES and node.type not in ("preproc_arg", "ERROR") and node.type != name:
             return None  # (the grammar's own CUDA keywords, `__grid_constant__`, are nodes of their own type)

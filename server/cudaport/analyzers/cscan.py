@@ -32,6 +32,7 @@ class Scan:
     # re-analysing a few edited lines must not pay for a scan of the whole file).
     windows: list[tuple[int, int]] = field(init=False)
     _words: set[bytes] | None = None
+    _mentions: dict[str, bool] = field(default_factory=dict)
     # (start, end, what) of calls and statements left whole for a person: nothing inside them is rewritten alone.
     manual_calls: list[tuple[int, int, str]] = field(default_factory=list)
 
@@ -47,6 +48,13 @@ class Scan:
                 words.update(_WORD.findall(self.data, lo, hi))
             self._words = words
         return self._words
+
+    def mentions(self, word: str) -> bool:
+        """Whether the whole buffer (not only the windows) names `word`; remembered per scan."""
+        known = self._mentions.get(word)
+        if known is None:
+            known = self._mentions[word] = re.search(rb"\b%s\b" % re.escape(word.encode()), self.data) is not None
+        return known
 
     def wanted(self, start: int) -> bool:
         if self.ranges is None:

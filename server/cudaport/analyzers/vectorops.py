@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 RULE = "CP1009"
 _OPERATOR = re.compile(rb"operator")  # literal: the regex engine skips ahead
-_VECTOR_TYPE = re.compile(r"\b(?:u?char|u?short|u?int|u?long|(?:u|)longlong|float|double)[1-4]\b")
+VECTOR_TYPE = re.compile(r"\b(?:u?char|u?short|u?int|u?long|(?:u|)longlong|float|double)[1-4]\b")
 
 
 def find_vector_operators(scan: Scan) -> Iterator[Finding]:
@@ -57,7 +57,7 @@ def _vector_parameter(parameters: Node | None) -> str | None:
         return None
     for parameter in parameters.named_children:
         kind = parameter.child_by_field_name("type")
-        if kind is not None and _VECTOR_TYPE.fullmatch(text(kind)):
+        if kind is not None and VECTOR_TYPE.fullmatch(text(kind)):
             return text(kind)
     return None
 
