@@ -50,6 +50,25 @@ class RawServer:
         self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         self.process.stdin.flush()
 
+    def send_raw(self, data: bytes) -> None:
+        """Bytes exactly as given: headers and all."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def framed(
+        self, message: Message, length_delta: int = 0, header: bytes = b"Content-Length", eol: bytes = b"\r\n"
+    ) -> None:
+        body = json.dumps(message).encode()
+        self.send_raw(header + b": %d" % (len(body) + length_delta) + eol + eol + body)
+
+    def next_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def answer_to(self, request_id: int | str | None, timeout: float = 30) -> Message:
+        return self.wait_for(lambda m: m.get("id") == request_id and "method" not in m, timeout)
+
     def send(self, message: Message) -> None:
         self.send_bytes(json.dumps(message).encode())
 

@@ -1,6 +1,9 @@
-"""pygls' protocol with three changes: the server's own document store is the only copy of each document's text,
-UTF-8 positions are preferred whenever the client offers them, and a request the server cannot even decode still
-gets an error response instead of silence (a client would wait for it forever)."""
+"""pygls' protocol with these changes: the server's own document store is the only copy of each document's text,
+UTF-8 positions are preferred whenever the client offers them, and every request gets an answer, whatever state
+the server is in: one the server cannot parse or decode gets ParseError or InvalidParams, one before `initialize`
+ServerNotInitialized, one after `shutdown` InvalidRequest (pygls 2.1 answers the first with silence and the second
+with an internal error and a traceback). pygls also keeps a finished future for every notification in its request
+table (2 KB each, never freed); finished entries are dropped here."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import functools
 import inspect
 import json
 import logging
+import re
 from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +23,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
 from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCResponseMessage
 
+from .framing import Frame
 from .positions import preferred_encoding
 
 log = logging.getLogger(__name__)
@@ -59,7 +64,15 @@ class _Undecodable:
     error: JsonRpcException
 
 
+_ID = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
+
+
 class CudaportProtocol(LanguageServerProtocol):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.initialize_seen = False
+        self._finished: list[tuple[Any, Any]] = []  # done futures still in pygls' request table
+
     @functools.lru_cache  # noqa: B019 (one protocol object per process, as in pygls)
     def get_message_type(self, method: str) -> type[Any] | None:
         if method in _PREPARED:
@@ -68,6 +81,7 @@ class CudaportProtocol(LanguageServerProtocol):
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams) -> Handler:
+        self.initialize_seen = True
         general = params.capabilities.general
         if general is not None and general.position_encodings:
             # pygls takes the client's first choice; cudaport prefers UTF-8 (byte offsets need no conversion).
@@ -127,7 +141,35 @@ class CudaportProtocol(LanguageServerProtocol):
             log.error("the connection to the client is lost")
             raise
 
+    # ---- frames and messages --------------------------------------------------------------------------------
+    def receive(self, frame: Frame) -> None:
+        """One frame from the reader: parsed, and handled or answered with a parse error."""
+        if frame.problem:
+            log.warning("the client's framing was wrong: %s", frame.problem)
+        try:
+            message = json.loads(frame.body, object_hook=self.structure_message)
+        except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError is a ValueError
+            request_id = _salvaged_id(frame.body)
+            log.error("cannot parse a message from the client (%s): answering with a parse error", exc)
+            error = types.ResponseError(types.ErrorCodes.ParseError, f"cannot parse the message: {exc}")
+            self._send_response(request_id, error=error)  # type: ignore[arg-type]  # JSON-RPC: id null
+            return
+        self.handle_message(message)
+
     def handle_message(self, message: Any) -> None:
+        self._purge_finished()
+        method = getattr(message, "method", None)
+        is_request = method is not None and getattr(message, "id", None) is not None
+        if self._shutdown and method != types.EXIT and method is not None:
+            if is_request:
+                self._refuse(message.id, types.ErrorCodes.InvalidRequest, f"{method}: the server is shut down")
+            return
+        if not self.initialize_seen and method not in (None, types.INITIALIZE, types.EXIT):
+            if is_request:
+                self._refuse(message.id, types.ErrorCodes.ServerNotInitialized, f"{method} before initialize")
+            else:
+                log.warning("ignoring %s before initialize", method)
+            return
         if isinstance(message, _Undecodable):
             log.error(
                 "cannot decode the parameters of %s request %r: answering with an error", message.method, message.id
@@ -141,3 +183,46 @@ class CudaportProtocol(LanguageServerProtocol):
                 self._send_response(message["id"], error=error)
             return
         super().handle_message(message)
+
+    def _refuse(self, request_id: Any, code: int, text: str) -> None:
+        log.warning("refusing a request: %s", text)
+        self._send_response(request_id, error=types.ResponseError(code, text))
+
+    def _execute_handler(self, msg_id: Any, handler: Any, callback: Any, args: Any = None, kwargs: Any = None) -> None:
+        super()._execute_handler(msg_id, handler, callback, args=args, kwargs=kwargs)
+        future = self._request_futures.get(msg_id)
+        if future is not None:
+            # Notifications' entries are never removed by pygls: drop each when it is done (a request's is
+            # removed as its answer is sent, which is the same).
+            future.add_done_callback(lambda done: self._forget(msg_id, done))
+
+    def _forget(self, msg_id: Any, future: Any) -> None:
+        # Removed when the next message arrives, not here: a callback can run inside pygls' own loop over the
+        # table (shutdown cancels what is pending).
+        self._finished.append((msg_id, future))
+
+    def _purge_finished(self) -> None:
+        finished, self._finished = self._finished, []
+        for msg_id, future in finished:
+            if self._request_futures.get(msg_id) is future:
+                del self._request_futures[msg_id]
+
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        future = self._request_futures.pop(msg_id, None)
+        if future is None:
+            log.debug("cancel for request %r, which is already answered", msg_id)  # the usual case, not news
+            return
+        if future.cancel():
+            log.debug("cancelled request %r", msg_id)
+
+
+def _salvaged_id(body: bytes) -> int | str | None:
+    """The id of a request whose JSON cannot be parsed (invalid UTF-8 in a string), when it can be read."""
+    found = _ID.search(body)
+    if found is None:
+        return None
+    try:
+        value = json.loads(found.group(1).decode("utf-8", "replace"))
+    except ValueError:
+        return None
+    return value if isinstance(value, int | str) else None

@@ -10,14 +10,16 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
-import queue
+import os
+import select
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from lsprotocol import types
-from pygls.io_ import StdoutWriter, run_async
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
@@ -27,6 +29,7 @@ from .commands import Commands
 from .configuration import Configuration, Resolved
 from .diagnostics import Diagnostics
 from .documents import Document, DocumentStore
+from .framing import Frame, FrameReader
 from .hover import Hover
 from .protocol import CudaportProtocol, converter_factory
 from .settings import EditorSettings
@@ -130,17 +133,8 @@ def parse_loopback(address: str) -> tuple[str, int]:
 
 def _serve_stdio(server: CudaportServer, stdin: BinaryIO, stdout: BinaryIO) -> int:
     server.protocol.set_writer(StdoutWriter(stdout))
-    stop = threading.Event()
     try:
-        asyncio.run(
-            run_async(
-                stop_event=stop,
-                reader=_DaemonReader(stdin),
-                protocol=server.protocol,
-                logger=log,
-                error_handler=server.report_server_error,
-            )
-        )
+        asyncio.run(_serve(server, stdin))
     except (KeyboardInterrupt, SystemExit):
         pass
     except BrokenPipeError:
@@ -148,42 +142,47 @@ def _serve_stdio(server: CudaportServer, stdin: BinaryIO, stdout: BinaryIO) -> i
     return 0 if server.shutdown_requested else 1
 
 
-class _DaemonReader:
-    """Reads the client's bytes on a daemon thread: after `exit`, a client that keeps stdin open cannot keep the
-    process alive (a pool thread blocked in read() would be waited for at interpreter exit)."""
+async def _serve(server: CudaportServer, stdin: BinaryIO) -> None:
+    """Handle the client's frames until its stream ends (or `exit` raises SystemExit). The frames are read on a
+    daemon thread: whatever it is blocked in when the stream closes, or when the client keeps it open after
+    `exit`, it never keeps the process alive."""
+    loop = asyncio.get_running_loop()
+    frames: asyncio.Queue[Frame | None] = asyncio.Queue()
 
-    def __init__(self, stream: BinaryIO) -> None:
-        self._stream = stream
-        self._requests: queue.SimpleQueue[tuple[int, asyncio.Future[bytes], asyncio.AbstractEventLoop]] = (
-            queue.SimpleQueue()
-        )
-        threading.Thread(target=self._run, name="cudaport-stdin", daemon=True).start()
+    def post(frame: Frame | None) -> bool:
+        try:
+            loop.call_soon_threadsafe(frames.put_nowait, frame)
+        except RuntimeError:
+            return False  # the event loop is gone
+        return True
 
-    def readline(self) -> asyncio.Future[bytes]:
-        return self._submit(-1)
+    def pump() -> None:
+        read, ready = _raw_input(stdin)
+        for frame in FrameReader(read, ready).frames():
+            if not post(frame):
+                return
+        log.info("the client closed the connection")
+        post(None)
 
-    def readexactly(self, size: int) -> asyncio.Future[bytes]:
-        return self._submit(size)
-
-    def _submit(self, size: int) -> asyncio.Future[bytes]:
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[bytes] = loop.create_future()
-        self._requests.put((size, future, loop))
-        return future
-
-    def _run(self) -> None:
-        while True:
-            size, future, loop = self._requests.get()
-            try:
-                data = self._stream.readline() if size < 0 else self._stream.read(size)
-            except (OSError, ValueError):
-                data = b""  # a closed stream is the end of the session
-            try:
-                loop.call_soon_threadsafe(_settle, future, data)
-            except RuntimeError:
-                return  # the event loop is gone
+    threading.Thread(target=pump, name="cudaport-stdin", daemon=True).start()
+    protocol = server.protocol
+    assert isinstance(protocol, CudaportProtocol)
+    while (frame := await frames.get()) is not None:
+        protocol.receive(frame)
 
 
-def _settle(future: asyncio.Future[bytes], data: bytes) -> None:
-    if not future.done():
-        future.set_result(data)
+def _raw_input(stream: BinaryIO) -> tuple[Callable[[int], bytes], Callable[[float], bool] | None]:
+    """Reads from the file descriptor itself when there is one: a buffered reader would hide bytes from select()."""
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        read1 = getattr(stream, "read1", None)
+        return (read1 if read1 is not None else stream.read), None
+
+    def ready(seconds: float) -> bool:
+        try:
+            return bool(select.select([fd], [], [], seconds)[0])
+        except (OSError, ValueError):
+            return True  # let the read find out
+
+    return (lambda size: os.read(fd, size)), ready
