@@ -13,7 +13,8 @@ Printed: the compile rate of each tool, then every error hipcc reports in cudapo
 - a finding on the line: cudaport left a `manual` or `blocker` finding on that line (of that file);
 - a finding at the cause: on a candidate hipcc names in a note (an ambiguous operator's other definition), on the
   `#if` that selects the failing code, or, for a name hipcc does not know, on the `#if` around its declaration or
-  around the include that brings it;
+  around the include that brings it (an error inside a header with no note of its own takes the instantiation
+  note of that header's error before it);
 - HIP 5.2 lacks it: the error names a HIP API that cudaport's rule data gives as a counterpart (or that the newer
   HIP headers of --newer-hip declare) but Debian's HIP 5.2 headers do not, or one of `HIP52_GAPS`; listed by name;
 - after a gap: later errors of a file that already fails on such a gap (hipcc goes on with what the missing
@@ -316,8 +317,16 @@ def classify(outcomes: Iterable[Outcome], explainer: Explainer) -> dict[str, lis
     kinds: dict[str, list[Error]] = {"finding": [], "cause": [], "gap": [], "after-gap": [], "unexplained": []}
     for outcome in outcomes:
         first_gap: dict[str, int] = {}
+        instantiated: dict[str, list[tuple[str, int]]] = {}  # header -> the notes of its last error that had any
         for error in outcome.errors:
-            why = explainer.why(error, outcome.notes.get(error, []))
+            notes = outcome.notes.get(error, [])
+            if _outside_tree(error[0]):
+                # hipcc names the instantiation that leads into a header once, with its first error there: the
+                # next errors of the same instantiation have no note of their own.
+                notes = notes or instantiated.get(error[0], [])
+                if notes:
+                    instantiated[error[0]] = notes
+            why = explainer.why(error, notes)
             if why == "gap":
                 first_gap.setdefault(error[0], error[1])
             elif why == "unexplained" and error[0] in first_gap and error[1] >= first_gap[error[0]]:
@@ -326,6 +335,10 @@ def classify(outcomes: Iterable[Outcome], explainer: Explainer) -> dict[str, lis
                 seen.add(error)
                 kinds[why].append(error)
     return kinds
+
+
+def _outside_tree(path: str) -> bool:
+    return os.path.isabs(path) or path.startswith("..")
 
 
 def _shape(message: str) -> str:

@@ -57,6 +57,8 @@ def test_each_span_covers_the_symbol_in_code_points(name: str) -> None:
             assert span.startswith(("asm", "__asm")) and span.rstrip().endswith(")"), (entry, span)
         elif _rule == "CP1009":  # an operator: its name, shown with the vector type it takes
             assert symbol.startswith(span + "(") and span.startswith("operator"), (entry, span)
+        elif _rule in ("CP1021", "CP1023"):  # a call's name, shown with the arguments that matter
+            assert symbol.startswith(span + "("), (entry, span)
         elif _rule == "CP1035":  # the arithmetic expression around the device address
             assert symbol in span and span != symbol, (entry, span)
         elif _rule == "CP1034":  # launch bounds with their arguments

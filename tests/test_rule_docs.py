@@ -13,8 +13,9 @@ SECTIONS = ("What it does", "Why it matters", "Example", "Fix safety")
 # Rules that analyzers raise from patterns rather than from name tables.
 # Rules raised by analyzer code rather than by a row of the rule data: C patterns, and the Python analyzer's
 # device strings (CP7010), env-var defaults (CP7030) and Ascend's unsupported-API list (CP7090).
-PATTERN_RULES = {"CP1007", "CP1009", "CP1021", "CP1022", "CP1023", "CP1030", "CP1031", "CP1032", "CP1033", "CP1034", "CP1035", "CP2004",
-                 "CP2005", "CP2006", "CP3001", "CP4002", "CP7010", "CP7030", "CP7090"}  # fmt: skip
+PATTERN_RULES = {"CP1007", "CP1009", "CP1021", "CP1022", "CP1023", "CP1030", "CP1031", "CP1032", "CP1033",
+                 "CP1034", "CP1035", "CP2004", "CP2005", "CP2006", "CP3001", "CP4002", "CP7010", "CP7030",
+                 "CP7090"}  # fmt: skip
 
 
 def _rules_named_in(table: object) -> set[str]:

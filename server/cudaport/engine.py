@@ -15,6 +15,7 @@ from .files import SourcePath, language_for
 from .models import Edit, Finding
 from .project import ProjectIndex
 from .ruleset import RuleSet, load_ruleset
+from .session import Session
 from .source import LineIndex, SkipFile, SourceFile, apply_edits, read_source
 from .suppress import Suppressions, find_suppressions
 
@@ -85,6 +86,10 @@ class Engine:
         return language in _FACTORIES
 
     # ---- analysis -------------------------------------------------------------------------------------------
+    def open(self, path: Path | None, data: bytes, language: str | None) -> Session:
+        """An analysis session for a buffer that is edited (see cudaport.session)."""
+        return Session(self, path, data, language)
+
     def context_for(self, path: Path | None, data: bytes | None, target: str | None = None) -> FileContext:
         target = target or self.settings.target
         return FileContext(target, str(path) if path else "", project=self.project, file=path, data=data)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import os
+import re
 import stat
 import tempfile
 from dataclasses import dataclass
@@ -131,28 +132,20 @@ class LineIndex:
 
     def __init__(self, data: bytes) -> None:
         self._data = data
-        starts = [0]
-        find = data.find
-        pos = find(b"\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = find(b"\n", pos + 1)
-        self._starts = starts
+        self._starts = [0, *_line_starts(data, 0, len(data))]
 
     def replaced(self, start: int, end: int, text: bytes, data: bytes) -> LineIndex:
         """The index of `data`: this index's buffer with bytes [start, end) replaced by `text`.
 
         Cheaper than indexing `data` afresh, which an editor would do on every keystroke: the line starts
-        before the edit are kept, those after it move by the change in length."""
+        before the edit are kept, those after it move by the change in length, and only the starts the edit can
+        make or unmake are looked for again (a `\n` typed after a `\r` joins two breaks into one)."""
         starts = self._starts
-        first = bisect.bisect_right(starts, start)  # line starts after `start`: the removed newlines come first
-        last = bisect.bisect_right(starts, end)
+        first = bisect.bisect_left(starts, max(start, 1))  # starts from `start` on depend on the edited bytes ...
+        last = bisect.bisect_right(starts, end)  # ... up to `end`; later ones only move
         delta = len(text) - (end - start)
-        inserted = []
-        pos = text.find(b"\n")
-        while pos != -1:
-            inserted.append(start + pos + 1)
-            pos = text.find(b"\n", pos + 1)
+        new_end = start + len(text)
+        inserted = [s for s in _line_starts(data, max(start - 1, 0), new_end + 1) if max(start, 1) <= s <= new_end]
         tail = starts[last:] if delta == 0 else [s + delta for s in starts[last:]]
         index = LineIndex.__new__(LineIndex)
         index._data = data
@@ -172,10 +165,10 @@ class LineIndex:
         return self._starts[max(line, 0)]
 
     def line_end(self, line: int) -> int:
-        """Offset of the end of `line`, before its line break."""
+        """Offset of the end of `line`, before its line break (`\n`, `\r\n` or a lone `\r`)."""
         if line + 1 < len(self._starts):
             end = self._starts[line + 1] - 1
-            if end > 0 and self._data[end - 1 : end] == b"\r":
+            if self._data[end : end + 1] == b"\n" and end > self._starts[line] and self._data[end - 1 : end] == b"\r":
                 end -= 1
             return end
         return len(self._data)
@@ -191,7 +184,7 @@ class LineIndex:
         prefix = self._data[start:offset]
         if prefix.isascii():
             return len(prefix)
-        text = prefix.decode("utf-8", "replace")
+        text = _decoded(prefix)
         if unit == "utf-16":
             return len(text.encode("utf-16-le", "surrogatepass")) // 2
         return len(text)
@@ -212,12 +205,43 @@ class LineIndex:
         segment = self._data[start:end]
         if segment.isascii():
             return start + min(column, len(segment))
-        text = segment.decode("utf-8", "replace")
+        text = _decoded(segment)
         if unit == "utf-16":
             count = 0
             for index, char in enumerate(text):
                 if count >= column:
-                    return start + len(text[:index].encode("utf-8"))
+                    return start + _encoded_length(text[:index])
                 count += 2 if ord(char) > 0xFFFF else 1
             return end
-        return start + len(text[:column].encode("utf-8"))
+        return start + _encoded_length(text[:column])
+
+
+_BREAK = re.compile(rb"\r\n|\r|\n")
+
+
+def _line_starts(data: bytes, lo: int, hi: int) -> list[int]:
+    """The line starts after each line break that begins in [lo, hi): `\n`, `\r\n` and a lone `\r`, as LSP counts
+    them."""
+    if data.find(b"\r", lo, hi) == -1:
+        starts = []
+        find = data.find
+        pos = find(b"\n", lo, hi)
+        while pos != -1:
+            starts.append(pos + 1)
+            pos = find(b"\n", pos + 1, hi)
+        return starts
+    # A `\r` at hi - 1 may be the first half of `\r\n`: look one byte further.
+    return [m.end() for m in _BREAK.finditer(data, lo, min(hi + 1, len(data))) if m.start() < hi]
+
+
+def _decoded(segment: bytes) -> str:
+    """A lone surrogate (JSON allows them; the server keeps them as their 3-byte form) is one character, one
+    UTF-16 unit, as the client counts it; other invalid bytes (GBK) one replacement character each."""
+    try:
+        return segment.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return segment.decode("utf-8", "replace")
+
+
+def _encoded_length(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))

@@ -189,3 +189,36 @@ def _rss_kb(pid: int) -> int:
 
 
 del os, resource
+
+
+def test_a_lone_cr_is_a_line_break_and_a_lone_surrogate_one_utf16_unit(raw: RawServer, tmp_path: Path) -> None:
+    raw.initialize(tmp_path)  # no position encodings offered: UTF-16
+    text = "void f(float* p) {\r  /* \ud800 */ cudaFree(p);\r}\r"
+    uri = raw.open(tmp_path / "mac.cu", text)
+    [diagnostic] = raw.diagnostics(uri, 1)
+    assert diagnostic["range"] == {
+        "start": {"line": 1, "character": len("  /* x */ ")},
+        "end": {"line": 1, "character": len("  /* x */ cudaFree")},
+    }
+    # An edit addressed in those coordinates lands where the editor means it.
+    start = {"line": 1, "character": len("  /* x */ cuda")}
+    end = {"line": 1, "character": len("  /* x */ cudaFree")}
+    change = {"range": {"start": start, "end": end}, "text": "Malloc"}
+    raw.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [change]})
+    [diagnostic] = raw.diagnostics(uri, 2)
+    assert diagnostic["range"]["start"] == {"line": 1, "character": len("  /* x */ ")}
+    assert "cudaMalloc" in diagnostic["message"]
+
+
+def test_a_reopened_document_gets_new_result_ids(raw: RawServer, tmp_path: Path) -> None:
+    raw.initialize(tmp_path, capabilities={"textDocument": {"diagnostic": {"dynamicRegistration": False}}})
+    path = tmp_path / "again.cu"
+    uri = raw.open(path, HOVER_TEXT)
+    first = raw.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})["result"]
+    assert first["kind"] == "full" and len(first["items"]) == 1
+    raw.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    raw.open(path, "void g() {}\n")
+    again = raw.request(
+        "textDocument/diagnostic", {"textDocument": {"uri": uri}, "previousResultId": first["resultId"]}
+    )["result"]
+    assert again["kind"] == "full" and again["items"] == [] and again["resultId"] != first["resultId"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -181,8 +182,34 @@ def _continued(data: bytes, newline: int) -> bool:
     return newline >= 2 and data[newline - 1] == 0x0D and data[newline - 2] == 0x5C
 
 
+@dataclass(frozen=True, slots=True)
+class IncrementalProfile:
+    """What an edit can invalidate, as the analyzer of a language knows it: the engine's analysis session
+    (cudaport.session) re-analyses only the syntax around an edit, and the whole file when this says so."""
+
+    # Edits to lines matching this can change findings anywhere in the file (conditional compilation guards,
+    # portability #defines, imports that alias `torch.cuda`, file-level suppressions): the whole file again.
+    file_wide: re.Pattern[bytes]
+    # Edits to lines matching this change what the file includes: the project headers it sees are looked up
+    # again (a portability header mapping CUDA names for the whole file makes the edit file-wide).
+    context_lines: re.Pattern[bytes] | None
+    # A re-analysis widens an edit to the outermost enclosing node of one of these types (a function: whether
+    # code is device code depends on its qualifiers) ...
+    scopes: frozenset[str]
+    # ... or, outside any of them, to the outermost node below one of these (never a whole namespace or class).
+    containers: frozenset[str]
+    # A tree-sitter query capturing (@name) the functions a file declares: one named like a CUDA API makes every
+    # use of that name the user's own (when it is a definition), so a change to one is a whole-file change.
+    declarations: str | None = None
+
+
 class Analyzer(Protocol):
     language: str
+
+    @property
+    def incremental(self) -> IncrementalProfile | None:
+        """What an edit can invalidate; None: every edit re-analyses the whole file."""
+        ...
 
     def parse(self, data: bytes, old_tree: Any | None = None) -> Any: ...
 

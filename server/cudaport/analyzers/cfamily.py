@@ -17,7 +17,7 @@ from tree_sitter import Language, Node, Parser, Tree
 from ..models import Applicability, Difficulty, Edit, Finding, FindingData, Fix
 from ..ruleset import Outcome, RuleSet, Symbol, Target, TargetMapping
 from . import clangdiff, kernels, pointers, ptx, vectorops, warp
-from .base import WORD_BYTE, FileContext
+from .base import WORD_BYTE, FileContext, IncrementalProfile
 from .calls import CallRewrite, load_call_rewrites
 from .cscan import Scan
 from .preproc import GuardIndex, at_line_start, guarded_regions, shim_definitions
@@ -55,7 +55,41 @@ _STATEMENTS = frozenset(
 _RETURN_DECLARATORS = frozenset({"pointer_declarator", "reference_declarator"})
 
 
+_SUPPRESSION = rb"cudaport:"
+
+# What an edit can change, for the engine's analysis session (cudaport.session).
+INCREMENTAL = IncrementalProfile(
+    file_wide=re.compile(
+        # conditional compilation (which code paths are already dual-stack)
+        rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b"
+        # portability definitions: `#define cudaMalloc hipMalloc`, `typedef hipStream_t cudaStream_t;`
+        rb"|^[ \t]*#[ \t]*define[ \t]+\w+[ \t]+[A-Za-z_][\w:]*[ \t]*(?://[^\n]*)?\r?$"
+        rb"|^[ \t]*(?:typedef[ \t]+\w+[ \t]+\w+|using[ \t]+\w+[ \t]*=[ \t]*\w+)[ \t]*;"
+        rb"|" + _SUPPRESSION,
+        re.MULTILINE,
+    ),
+    context_lines=re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"', re.MULTILINE),
+    scopes=frozenset({"function_definition", "preproc_def", "preproc_function_def", "template_declaration"}),
+    containers=frozenset(
+        {
+            "translation_unit",
+            "namespace_definition",
+            "declaration_list",
+            "linkage_specification",
+            "preproc_if",
+            "preproc_ifdef",
+            "preproc_else",
+            "preproc_elif",
+            "preproc_elifdef",
+            "field_declaration_list",
+        }
+    ),
+    declarations="(function_declarator (identifier) @name)",
+)
+
+
 class CFamilyAnalyzer:
+    incremental = INCREMENTAL
     language = "c"
 
     def __init__(self, ruleset: RuleSet) -> None:

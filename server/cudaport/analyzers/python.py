@@ -25,7 +25,7 @@ from tree_sitter import Node, Parser, Tree
 from ..models import Applicability, Difficulty, Edit, Finding, FindingData, Fix
 from ..ruleset import RuleSet, Symbol, TargetMapping
 from . import pystrings, pywindows
-from .base import FileContext
+from .base import FileContext, IncrementalProfile
 from .pyimports import PYTHON_LANGUAGE, ImportedName, Imports, ImportStatement, StatementFacts, spelled
 from .pyknow import (
     UNSUPPORTED_RULE,
@@ -119,7 +119,17 @@ class _File:
             self.findings.append(finding)
 
 
+# What an edit can change, for the engine's analysis session (cudaport.session).
+INCREMENTAL = IncrementalProfile(
+    file_wide=re.compile(rb"\bimport\b|\b__all__\b|cudaport:"),
+    context_lines=None,
+    scopes=frozenset({"function_definition", "decorated_definition"}),
+    containers=frozenset({"module", "block", "class_definition"}),
+)
+
+
 class PythonAnalyzer:
+    incremental = INCREMENTAL
     language = "python"
 
     def __init__(self, ruleset: RuleSet) -> None:

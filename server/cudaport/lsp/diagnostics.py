@@ -20,7 +20,7 @@ from ..ruleset import RuleSet
 from ..source import LineIndex
 from . import analysis
 from .configuration import Resolved
-from .documents import Document
+from .documents import Document, next_result_id
 from .features import register
 from .protocol import PreparedJSON, RawJSON
 
@@ -159,13 +159,9 @@ class Diagnostics:
             outcome = analysis.analyse(document, resolved, whole_file=whole_file)
         except Exception:
             log.exception("analysing %s failed; its diagnostics are cleared", document.uri)
-            document.findings = []
-            document.tree = None
-            document.needs_full = True
+            document.session.clear()
             document.analysed_version = document.version
-            document.dirty = []
-            document.refresh = []
-            document.result_id += 1
+            document.result_id = next_result_id()
             return analysis.Outcome("failed")
         if outcome.mode != "current":
             log.debug(
@@ -332,7 +328,7 @@ class Diagnostics:
 
     def changed_elsewhere(self, document: Document) -> None:
         """Something outside the buffer (a header it includes) changed: analyse it whole again."""
-        document.needs_full = True
+        document.session.needs_full = True
         if self.pull_mode:
             self.server.request_diagnostic_refresh()
         else:
@@ -343,7 +339,7 @@ class Diagnostics:
         """After a configuration change: every open document is analysed again, whole."""
         self.held.clear()
         for document in self.server.documents:
-            document.needs_full = True
+            document.session.needs_full = True
             document.reported_skip = None
             self.schedule(document, delay=0)
         if self.pull_mode:

@@ -9,6 +9,7 @@ import io
 import logging
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,8 +24,38 @@ _MESSAGE_TYPES = (
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
+class RateLimit:
+    """At most `burst` records of one kind (logger and message template) per `window` seconds; the rest are
+    counted and summed up in the first record of that kind after the window (a client that sends 20,000 bad
+    messages gets a few lines in its log, not 20,000)."""
+
+    def __init__(self, burst: int = 5, window: float = 10.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.burst = burst
+        self.window = window
+        self._clock = clock
+        self._kinds: dict[tuple[str, object], list[float]] = {}  # kind -> [window start, sent, suppressed]
+
+    def admit(self, record: logging.LogRecord) -> tuple[bool, int]:
+        """(whether to send the record, how many of its kind were suppressed before it)."""
+        now = self._clock()
+        key = (record.name, record.msg)
+        state = self._kinds.get(key)
+        if state is None or now - state[0] >= self.window:
+            suppressed = int(state[2]) if state is not None else 0
+            if len(self._kinds) > 1000:
+                self._kinds.clear()
+            self._kinds[key] = [now, 1, 0]
+            return True, suppressed
+        if state[1] < self.burst:
+            state[1] += 1
+            return True, 0
+        state[2] += 1
+        return False, 0
+
+
 class ClientLogHandler(logging.Handler):
-    """Sends records as window/logMessage once the session is up; earlier ones wait (up to a limit)."""
+    """Sends records as window/logMessage once the session is up; earlier ones wait (up to a limit). Repeated
+    records are rate-limited."""
 
     def __init__(self, send: Callable[[types.LogMessageParams], None]) -> None:
         super().__init__(logging.INFO)
@@ -32,6 +63,7 @@ class ClientLogHandler(logging.Handler):
         self._ready = False
         self._pending: list[types.LogMessageParams] = []
         self._local = threading.local()
+        self._limit = RateLimit()
 
     def ready(self) -> None:
         self._ready = True
@@ -42,10 +74,15 @@ class ClientLogHandler(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         if getattr(self._local, "busy", False):
             return  # logging while sending a log message (a broken pipe, say) must not recurse
+        admitted, suppressed = self._limit.admit(record)
+        if not admitted:
+            return
         try:
             message = self.format(record)
         except Exception:
             return
+        if suppressed:
+            message += f" ({suppressed:,} more like it in the last {self._limit.window:g} s were not logged)"
         kind = next((t for level, t in _MESSAGE_TYPES if record.levelno >= level), types.MessageType.Log)
         params = types.LogMessageParams(type=kind, message=message)
         if not self._ready:

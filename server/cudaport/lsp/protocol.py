@@ -154,7 +154,13 @@ class CudaportProtocol(LanguageServerProtocol):
             error = types.ResponseError(types.ErrorCodes.ParseError, f"cannot parse the message: {exc}")
             self._send_response(request_id, error=error)  # type: ignore[arg-type]  # JSON-RPC: id null
             return
-        self.handle_message(message)
+        except Exception as exc:  # a message pygls cannot structure (a response to nothing, say): not fatal
+            log.error("ignoring a message from the client that cannot be decoded: %s", exc)
+            return
+        try:
+            self.handle_message(message)
+        except Exception:
+            log.exception("handling a message from the client failed")
 
     def handle_message(self, message: Any) -> None:
         self._purge_finished()

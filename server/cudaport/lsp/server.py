@@ -50,9 +50,9 @@ class CudaportServer(LanguageServer):
         )
         self.shutdown_requested = False
         self.unit = "utf-16"  # LineIndex column unit of the negotiated position encoding (set at initialize)
-        self.documents = DocumentStore()
         self.log_handler = logs.ClientLogHandler(self.window_log_message)
         self.configuration = Configuration(report=self._show_configuration_problem)
+        self.documents = DocumentStore(lambda path: self.configuration.resolve(path).engine)
         self.diagnostics = Diagnostics(self)
         self.workspace_diagnostics = WorkspaceDiagnostics(self)
         self.editor_settings = EditorSettings(self)

@@ -183,7 +183,7 @@ class EditorSettings:
         name = path.name.encode()
         for document in self.server.documents:
             if document.language == "c" and name in document.data:
-                document.context = None
+                document.session.context = None
                 self.server.diagnostics.changed_elsewhere(document)
 
     # ---- after any change ---------------------------------------------------------------------------------

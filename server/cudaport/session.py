@@ -1,0 +1,502 @@
+"""An analysis session: one buffer kept analysed through its edits, by the engine, for any front end that edits
+(the language server today). `Engine.open(path, data, language)` starts one; `edit()` applies a change to the
+bytes, the line index, the syntax tree and the findings; `analyse()` brings the findings up to date; `fix_all()`
+rewrites the buffer as `cudaport fix` would.
+
+Each change moves the findings after it (those it touches are dropped until re-analysis) and remembers the
+changed byte range. `analyse()` then re-parses with the edited old tree (tree-sitter reuses what the edit did not
+touch), takes the edited ranges plus the ranges whose syntax changed (`Tree.changed_ranges`: typing `/*` changes
+the rest of the file), widens each to the outermost enclosing function (whether code is device code depends on its
+qualifiers) and to whole lines, and asks the analyzer for the findings that start there. What an edit can
+invalidate is the analyzer's own `IncrementalProfile`: edits that can change findings anywhere (directives,
+imports, suppressions, a CUDA-named function defined or undefined) and analyzers without a profile get a
+whole-file analysis. A front end runs `analyse(whole_file=True)` once typing stops, which parses afresh: error
+recovery can leave an incrementally parsed tree of half-typed code slightly different from a fresh parse, which
+is what `cudaport check` sees."""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tree_sitter import Language, Query, QueryCursor
+
+from .analyzers.base import FileContext, IncrementalProfile, search_windows
+from .models import Edit, Finding, Fix
+from .ruleset import RuleSet
+from .source import LineIndex
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+# Past this share of the file, re-analysing windows costs about as much as the whole file.
+_WHOLE_FILE_SHARE = 0.5
+_DEFINITIONS = frozenset({"function_definition"})
+_RETURN_DECLARATORS = frozenset({"pointer_declarator", "reference_declarator"})
+
+Declaration = tuple[int, int, str, bool]  # (start, end, name, whether it is a definition with a body)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    mode: str  # "full", "incremental" or "current"
+    seconds: float = 0.0
+    windows: int = 0
+    changed: bool = True
+
+
+class Session:
+    def __init__(self, engine: Engine, path: Path | None, data: bytes, language: str | None) -> None:
+        self.engine = engine
+        self.path = path
+        self.language = language
+        self.data = data
+        self.lines = LineIndex(data)
+        self.tree: Any | None = None
+        self.findings: list[Finding] = []
+        # Functions the file declares with names the rule data knows, kept in step with edits like findings.
+        self.declarations: list[Declaration] = []
+        # Byte ranges changed since the last analysis (current coordinates), findings to find again where they
+        # are, and whether the next analysis must cover the whole file.
+        self.dirty: list[tuple[int, int]] = []
+        self.refresh: list[tuple[int, int]] = []
+        self.needs_full = True
+        self.analysed = False
+        self.context: FileContext | None = None
+        self.context_stale = False  # an edit touched an #include: the project headers are looked up again
+        self.incremental_runs = 0  # incremental analyses since the last whole-file one
+
+    # ---- state ----------------------------------------------------------------------------------------------
+    @property
+    def profile(self) -> IncrementalProfile | None:
+        if self.language is None or not self.engine.supports(self.language):
+            return None
+        return self.engine.analyzer(self.language).incremental
+
+    @property
+    def current(self) -> bool:
+        return self.analysed and not self.dirty and not self.refresh and not self.needs_full
+
+    def reconfigure(self, engine: Engine) -> None:
+        """Another configuration (target, rules): everything is analysed again under it."""
+        if engine is not self.engine:
+            self.engine = engine
+            self.needs_full = True
+            self.context = None
+
+    def clear(self) -> None:
+        """No findings and no tree (a buffer that is not analysed); the next analysis is a whole-file one."""
+        self.findings = []
+        self.tree = None
+        self.declarations = []
+        self.dirty = []
+        self.refresh = []
+        self.needs_full = True
+        self.analysed = True
+
+    def fix_all(self, unsafe: bool = False) -> bytes:
+        """The buffer after every fix `cudaport fix` would apply (all of them with `unsafe`)."""
+        if self.language is None:
+            return self.data
+        fixed, _, _ = self.engine.fix_data(self.data, self.language, self.path, unsafe)
+        return fixed
+
+    # ---- edits ----------------------------------------------------------------------------------------------
+    def replace_all(self, data: bytes) -> list[Finding]:
+        """A whole-buffer change. Editors with full sync send one per keystroke: the common prefix and suffix
+        with the current text reduce it to the edit actually made, so such clients get incremental analysis too."""
+        old = self.data
+        if data == old:
+            return []
+        prefix = _common_prefix(old, data)
+        suffix = _common_suffix(old, data, prefix)
+        return self.edit(prefix, len(old) - suffix, data[prefix : len(data) - suffix])
+
+    def edit(self, start: int, end: int, text: bytes) -> list[Finding]:
+        """Replace bytes [start, end) with `text`. Returns the findings kept whose line or column moved."""
+        old = self.data
+        start = max(0, min(start, len(old)))
+        end = max(start, min(end, len(old)))
+        if old[start:end] == text:
+            return []
+        lines = self.lines
+        new_end = start + len(text)
+        data = old[:start] + text + old[end:]
+        profile = self.profile
+        if profile is not None and not self.needs_full:
+            touched_old = (old.rfind(b"\n", 0, start) + 1, _line_end(old, end))
+            touched_new = (touched_old[0], _line_end(data, new_end))
+            if _touches(profile.file_wide, old, data, touched_old, touched_new):
+                self.needs_full = True  # a directive, import or suppression: findings anywhere may change
+            elif profile.context_lines is not None and _touches(
+                profile.context_lines, old, data, touched_old, touched_new
+            ):
+                self.context_stale = True
+        if self.tree is not None:
+            start_point = _point(lines, start)
+            old_end_point = _point(lines, end)
+            newlines = text.count(b"\n")
+            if newlines:
+                new_end_point = (start_point[0] + newlines, len(text) - text.rfind(b"\n") - 1)
+            else:
+                new_end_point = (start_point[0], start_point[1] + len(text))
+            self.tree.edit(
+                start_byte=start,
+                old_end_byte=end,
+                new_end_byte=new_end,
+                start_point=start_point,
+                old_end_point=old_end_point,
+                new_end_point=new_end_point,
+            )
+        self.lines = lines.replaced(start, end, text, data)
+        self.data = data
+        delta = len(text) - (end - start)
+
+        def moved(lo: int, hi: int) -> tuple[int, int] | None:
+            """A range after the change, moved with it; None when the change touches it."""
+            if hi < start:
+                return lo, hi
+            if lo > end:
+                return lo + delta, hi + delta
+            return None
+
+        def covering(lo: int, hi: int) -> tuple[int, int]:
+            """A range the change touches, in new coordinates, grown to cover what replaced it."""
+            return min(lo, start), max(hi + delta if hi > end else new_end, new_end)
+
+        dirty = [(start, new_end)]
+        for lo, hi in self.dirty:
+            dirty.append(moved(lo, hi) or covering(lo, hi))
+        refresh = []
+        for lo, hi in self.refresh:
+            kept_range = moved(lo, hi)
+            if kept_range is not None:
+                refresh.append(kept_range)
+            else:
+                dirty.append(covering(lo, hi))  # edited in the meantime: analysed with the edit
+        # Messages of already-ported code name the line of the directive that selects the target's path: when
+        # lines come or go before it, those findings are found again where they are (they are few).
+        lines_moved = text.count(b"\n") != old.count(b"\n", start, end) or b"\r" in text or b"\r" in old[start:end]
+        edit_line_end = _line_end(data, new_end)
+        kept: list[Finding] = []
+        shifted: list[Finding] = []
+        for finding in self.findings:
+            if touched_by(finding, start, end):
+                # The change touches the finding or its fix: it is found again (or not) by re-analysis.
+                dirty.append(covering(finding.start, finding.end))
+                continue
+            after = finding.start > end
+            if after and lines_moved and finding.data.get("ported"):
+                refresh.append((finding.start + delta, finding.end + delta))
+                continue
+            kept.append(_moved(finding, end, delta))
+            if after and (lines_moved or finding.start <= edit_line_end):
+                shifted.append(finding)  # its line or column moved; before the change nothing moves
+        self.findings = kept
+        self.dirty = dirty
+        self.refresh = refresh
+        declarations: list[Declaration] = []
+        for lo, hi, name, definition in self.declarations:
+            kept_range = moved(lo, hi)
+            if kept_range is None:
+                self.needs_full = True  # a CUDA-named declaration edited: uses anywhere may change meaning
+            else:
+                declarations.append((*kept_range, name, definition))
+        self.declarations = declarations
+        return shifted
+
+    # ---- analysis -------------------------------------------------------------------------------------------
+    def analyse(self, whole_file: bool = False, incremental: bool = True) -> Outcome:
+        """Make `findings` describe the current text; `incremental=False` parses and analyses it whole."""
+        began = time.perf_counter()
+        if self.current and not whole_file:
+            return Outcome("current", changed=False)
+        language = self.language
+        assert language is not None, "a session without a language is never analysed"
+        profile = self.profile
+        if incremental and profile is not None and self.tree is not None and not self.needs_full and not whole_file:
+            windows = self._incremental(profile)
+            if windows is not None:
+                self._done()
+                self.incremental_runs += 1
+                return Outcome("incremental", time.perf_counter() - began, windows)
+            tree = self.tree  # the attempt parsed the current text before it gave up: no second parse
+        elif incremental and not whole_file and self.tree is not None:
+            tree = self.engine.analyzer(language).parse(self.data, self.tree)
+        else:
+            tree = self.engine.analyzer(language).parse(self.data)
+        self._full(tree)
+        self._done()
+        self.incremental_runs = 0
+        return Outcome("full", time.perf_counter() - began)
+
+    def _done(self) -> None:
+        self.dirty = []
+        self.refresh = []
+        self.needs_full = False
+        self.analysed = True
+
+    def _full(self, tree: Any) -> None:
+        engine = self.engine
+        language = self.language
+        assert language is not None
+        self.context = engine.context_for(self.path, self.data)
+        self.context_stale = False
+        findings, tree = engine.check_data(self.data, language, self.path, tree, self.context)
+        self.tree = tree
+        self.findings = sorted(findings, key=Finding.sort_key)
+        profile = self.profile
+        self.declarations = _declarations(tree, profile, engine.ruleset, None) if profile is not None else []
+
+    def _incremental(self, profile: IncrementalProfile) -> int | None:
+        """Re-analyse what changed; the number of windows analysed, or None when the whole file should be."""
+        engine = self.engine
+        language = self.language
+        assert language is not None and self.tree is not None
+        data = self.data
+        old_tree = self.tree
+        tree = engine.analyzer(language).parse(data, old_tree)
+        changed = [(r.start_byte, r.end_byte) for r in old_tree.changed_ranges(tree)]
+        self.tree = tree
+        if any(profile.file_wide.search(data, lo, hi) for lo, hi in search_windows(data, changed)):
+            return None  # the syntax changed around a directive or import (a comment opened or closed above it)
+        ranges = [*self.dirty, *changed]
+        if not ranges and not self.refresh:
+            return 0
+        root = tree.root_node
+        widened = [_widen(root, old_tree.root_node, lo, hi, profile) for lo, hi in ranges]
+        windows = search_windows(data, widened + self.refresh)
+        kept: list[Finding] = []
+        dropped: list[Finding] = []
+        for _ in range(4):
+            # A finding analysed again must be found again in full (its trigger may lie at its end: `tid & 31`),
+            # and one that reaches into the windows from outside must be analysed again.
+            kept, dropped = _split(self.findings, windows)
+            grow = [(f.start, f.end) for f in kept if _touched(f, windows)]
+            grow += [(f.start, f.end) for f in dropped if not _inside(windows, f.start, f.end)]
+            if not grow:
+                break
+            windows = search_windows(data, windows + grow)
+        if sum(hi - lo for lo, hi in windows) > _WHOLE_FILE_SHARE * len(data):
+            return None
+        # Only where the text or its syntax changed can a declaration have come or gone, or a definition have
+        # become a prototype (`{}` -> `;`): either changes what every use of that name is.
+        declared = _declarations(tree, profile, engine.ruleset, windows)
+        before = sorted(d[2:] for d in self.declarations if _starts_in(windows, d[0]))
+        if sorted(d[2:] for d in declared) != before:
+            return None
+        if self.context is None or self.context_stale:
+            context = engine.context_for(self.path, data)
+            if self.context is not None and context.shims != self.context.shims:
+                self.context = context
+                return None  # an #include brought in (or dropped) a header that maps CUDA names
+            self.context = context
+            self.context_stale = False
+        fresh, _ = engine.check_data(data, language, self.path, tree, self.context, ranges=windows)
+        replaced = {(f.rule, f.start, f.end) for f in fresh}
+        merged = [f for f in kept if (f.rule, f.start, f.end) not in replaced]
+        merged.extend(fresh)
+        merged.sort(key=Finding.sort_key)
+        self.findings = merged
+        self.declarations = sorted([d for d in self.declarations if not _starts_in(windows, d[0])] + declared)
+        return len(windows)
+
+
+# ---- widening an edit to what it can change ----------------------------------------------------------------
+def _widen(root: Any, old_root: Any, lo: int, hi: int, profile: IncrementalProfile) -> tuple[int, int]:
+    """What a change of [lo, hi) can change the findings of.
+
+    An edit to a function's header (qualifiers, name, parameters) can change every finding in it (device code or
+    not): the whole function. An edit inside a function's body changes its own statement, unless the function
+    itself changed shape (a `/*` or `}` typed inside it joins or splits functions): then the whole function, as
+    it was and as it is. Outside functions, the outermost node below a container (a declaration, a macro, a
+    top-level statement). Everything between the ends of the range is analysed anyway: what matters is what its
+    two ends reach into."""
+    first = _widen_point(root, old_root, lo, profile)
+    last = _widen_point(root, old_root, max(lo, hi - 1), profile)
+    return min(lo, first[0], last[0]), max(hi, first[1], last[1])
+
+
+def _widen_point(root: Any, old_root: Any, lo: int, profile: IncrementalProfile) -> tuple[int, int]:
+    hi = lo + 1
+    node = root.descendant_for_byte_range(lo, hi)
+    if node is None:
+        return lo, hi
+    header_scope = None  # the outermost scope whose header the edit touches
+    body_scope = None  # the innermost scope whose body holds the edit ...
+    statement = None  # ... and the statement of that body that does
+    below_container = node
+    path = [node]
+    current = node
+    while current is not None:
+        if current.type in profile.scopes:
+            body = current.child_by_field_name("body")
+            if body is not None and not (body.start_byte <= lo and hi <= body.end_byte):
+                header_scope = current
+            elif body is not None and body_scope is None and header_scope is None:
+                body_scope = current
+                index = next((i for i, n in enumerate(path) if n == body), None)
+                # Between statements (a fresh line being typed) nothing else depends on the edit.
+                statement = path[index - 1] if index is not None and index > 0 else None
+        parent = current.parent
+        if parent is not None and parent.type not in profile.containers and current == below_container:
+            below_container = parent
+        if parent is not None:
+            path.append(parent)
+        current = parent
+    extra = (lo, hi)
+    if header_scope is None and body_scope is not None:
+        before = _innermost_scope(old_root, lo, hi, profile)
+        if before is None or (before.start_byte, before.end_byte) != (body_scope.start_byte, body_scope.end_byte):
+            header_scope = body_scope
+            if before is not None:
+                extra = (before.start_byte, before.end_byte)
+    if header_scope is None and body_scope is not None and statement is None:
+        return extra
+    chosen = header_scope or statement or below_container
+    if chosen.type in profile.containers or chosen.parent is None:
+        return extra
+    return min(extra[0], chosen.start_byte), max(extra[1], chosen.end_byte)
+
+
+def _innermost_scope(root: Any, lo: int, hi: int, profile: IncrementalProfile) -> Any:
+    current = root.descendant_for_byte_range(lo, hi)
+    while current is not None and current.type not in profile.scopes:
+        current = current.parent
+    return current
+
+
+def _declarations(
+    tree: Any, profile: IncrementalProfile, ruleset: RuleSet, windows: list[tuple[int, int]] | None
+) -> list[Declaration]:
+    """Functions declared (in the windows, or anywhere) with a name the rule data knows."""
+    if profile.declarations is None:
+        return []
+    query = _query(tree.language, profile.declarations)
+    found = []
+    for lo, hi in windows or [(0, tree.root_node.end_byte)]:
+        cursor = QueryCursor(query)
+        cursor.set_byte_range(lo, hi)
+        for node in cursor.captures(tree.root_node).get("name", []):
+            name = (node.text or b"").decode("utf-8", "replace")
+            if (ruleset.symbol(name) is not None or name in ruleset.namespaces) and (
+                windows is None or _starts_in(windows, node.start_byte)
+            ):
+                found.append((node.start_byte, node.end_byte, name, _is_definition(node)))
+    return found
+
+
+def _is_definition(name: Any) -> bool:
+    declarator = name.parent
+    outer = declarator.parent if declarator is not None else None
+    while outer is not None and outer.type in _RETURN_DECLARATORS:
+        outer = outer.parent
+    return outer is not None and outer.type in _DEFINITIONS and outer.child_by_field_name("body") is not None
+
+
+@functools.lru_cache(maxsize=16)
+def _query(language: Language, source: str) -> Query:
+    query: Query = Query(language, source)
+    return query
+
+
+# ---- bookkeeping ----------------------------------------------------------------------------------------------
+def _starts_in(windows: list[tuple[int, int]], offset: int) -> bool:
+    return any(lo <= offset < hi for lo, hi in windows)
+
+
+def _split(findings: list[Finding], windows: list[tuple[int, int]]) -> tuple[list[Finding], list[Finding]]:
+    """(findings that start outside the windows, those that start inside). Findings are kept sorted by start, so
+    each window's findings are one slice: no per-finding test on every keystroke of a large file."""
+    starts = [f.start for f in findings]
+    kept: list[Finding] = []
+    dropped: list[Finding] = []
+    position = 0
+    for lo, hi in windows:  # sorted and disjoint (search_windows merges them)
+        first = bisect.bisect_left(starts, lo, position)
+        last = bisect.bisect_left(starts, hi, first)
+        kept.extend(findings[position:first])
+        dropped.extend(findings[first:last])
+        position = last
+    kept.extend(findings[position:])
+    return kept, dropped
+
+
+def _touched(finding: Finding, windows: list[tuple[int, int]]) -> bool:
+    """touched_by for any of the windows, with the common case (no fix edit away from the finding) inlined."""
+    start, end = finding.start, finding.end
+    for lo, hi in windows:
+        if end >= lo and start <= hi:
+            return True
+    fix = finding.fix
+    if fix is None:
+        return False
+    return any(e.end >= lo and e.start <= hi for e in fix.edits for lo, hi in windows)
+
+
+def _inside(windows: list[tuple[int, int]], start: int, end: int) -> bool:
+    return any(lo <= start and end <= hi for lo, hi in windows)
+
+
+def touched_by(finding: Finding, start: int, end: int) -> bool:
+    """Whether a change of [start, end) touches the finding or one of its fix's edits (an edit far away, like the
+    import a Python fix inserts at the top, does not make the finding's neighbourhood matter)."""
+    if finding.end >= start and finding.start <= end:
+        return True
+    fix = finding.fix
+    return fix is not None and any(e.end >= start and e.start <= end for e in fix.edits)
+
+
+def _moved(finding: Finding, end: int, delta: int) -> Finding:
+    """A finding the change does not touch, with its offsets and its fix's moved where they lie after it."""
+    if delta == 0:
+        return finding
+    if finding.start > end:
+        finding.start += delta
+        finding.end += delta
+    fix = finding.fix
+    if fix is not None and any(e.start > end for e in fix.edits):
+        edits = tuple(Edit(e.start + delta, e.end + delta, e.text) if e.start > end else e for e in fix.edits)
+        finding.fix = Fix(fix.title, edits, fix.applicability)
+    return finding
+
+
+def _touches(pattern: Any, old: bytes, data: bytes, touched_old: tuple[int, int], touched_new: tuple[int, int]) -> bool:
+    return bool(pattern.search(old, *touched_old) or pattern.search(data, *touched_new))
+
+
+def _point(lines: LineIndex, offset: int) -> tuple[int, int]:
+    row = lines.line_of(offset)
+    return row, offset - lines.line_start(row)
+
+
+def _line_end(data: bytes, offset: int) -> int:
+    end = data.find(b"\n", offset)
+    return len(data) if end == -1 else end
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """Length of the common prefix, by bisection over slice comparisons (memcmp, not a Python loop)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: bytes, b: bytes, prefix: int) -> int:
+    lo, hi = 0, min(len(a), len(b)) - prefix
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
