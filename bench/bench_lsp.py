@@ -38,7 +38,9 @@ ROOT = Path(__file__).resolve().parents[1]
 CUDAPORT = str(Path(sys.executable).with_name("cudaport"))
 CORPUS_PACKAGE = "deepspeed==0.19.8"
 C_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp")
-SERVER_TIMING = re.compile(r"published (\d+) diagnostics for (\S+) v(\d+) ([\d.]+) ms after the change arrived")
+SERVER_TIMING = re.compile(
+    r"(?:published|answered a pull with) (\d+) diagnostics for (\S+) v(\d+) ([\d.]+) ms after the change arrived"
+)
 
 Message = dict[str, Any]
 
@@ -64,7 +66,7 @@ def concatenated(files: list[Path], lines: int) -> str:
 
 # ---- a bare LSP client ----------------------------------------------------------------------------------------
 class Server:
-    def __init__(self, root: Path, options: dict[str, Any]) -> None:
+    def __init__(self, root: Path, options: dict[str, Any], capabilities: dict[str, Any] | None = None) -> None:
         self.started = time.perf_counter()
         self.process = subprocess.Popen(
             [CUDAPORT, "serve", "--stdio"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
@@ -78,7 +80,7 @@ class Server:
             {
                 "processId": os.getpid(),
                 "rootUri": root.as_uri(),
-                "capabilities": {"general": {"positionEncodings": ["utf-16"]}},
+                "capabilities": {"general": {"positionEncodings": ["utf-16"]}, **(capabilities or {})},
                 "initializationOptions": options,
             },
         )
@@ -141,6 +143,13 @@ class Server:
                 and m["params"].get("version") == version
             )
         )
+
+    def fetch(self, uri: str, version: int, mode: str) -> list[Message]:
+        """The diagnostics of `version`: awaited from a push, or pulled."""
+        if mode == "push":
+            return list(self.diagnostics(uri, version)["params"]["diagnostics"])
+        answer = self.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+        return list(answer["result"].get("items", []))
 
     def rss_mb(self) -> tuple[float, float]:
         status = Path(f"/proc/{self.process.pid}/status").read_text()
@@ -237,6 +246,107 @@ def keystrokes(text: str, language_id: str, suffix: str, edits: int, workspace: 
     )
 
 
+# ---- the dense file: where each keystroke has the most findings to keep ---------------------------------------
+def dense_text(min_lines: int = 10_000) -> str:
+    """The test fixtures (written for cudaport's tests, dense with CUDA) one after another until `min_lines`."""
+    # Half-typed and binary fixtures are left out: a file full of syntax errors is not what people type in.
+    fixtures = sorted((ROOT / "tests" / "fixtures" / "c").glob("*.cu"))
+    skip = {"binary_blob.cu", "half_typed.cu", "host_mapped.cu"}
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in fixtures if p.name not in skip]
+    out: list[str] = []
+    while len(out) < min_lines:
+        for text in texts:
+            out.extend(text.splitlines())
+    return "\n".join(out) + "\n"
+
+
+def placed_edits(lines: list[str], where: str, kind: str, rng: random.Random, count: int) -> list[dict[str, Any]]:
+    """`count` changes at the top, middle or end of the file: a character typed and erased, Enter typed and
+    erased, or a 20-line block pasted and removed."""
+    span = max(1, len(lines) // 20)
+    first = {"top": 0, "middle": len(lines) // 2 - span // 2, "end": len(lines) - span - 1}[where]
+    changes: list[dict[str, Any]] = []
+    block = "\n".join(lines[first : first + 20]) + "\n"
+    while len(changes) < count:
+        row = first + rng.randrange(span)
+        column = len(lines[row])
+        if kind == "char":
+            changes.append({"range": _range(row, column, row, column), "text": "x"})
+            changes.append({"range": _range(row, column, row, column + 1), "text": ""})
+        elif kind == "enter":
+            changes.append({"range": _range(row, column, row, column), "text": "\n"})
+            changes.append({"range": _range(row, column, row + 1, 0), "text": ""})
+        else:
+            changes.append({"range": _range(row + 1, 0, row + 1, 0), "text": block})
+            changes.append({"range": _range(row + 1, 0, row + 21, 0), "text": ""})
+    return changes[:count]
+
+
+def dense(edits: int, workspace: Path, seed: int) -> None:
+    text = dense_text()
+    lines = text.split("\n")
+    for mode in ("push", "pull"):
+        options = {"debounce": 0, "fullCheckAfterIdle": 0, "logLevel": "debug"}
+        capabilities = {"textDocument": {"diagnostic": {}}} if mode == "pull" else None
+        server = Server(workspace, options, capabilities)
+        uri = (workspace / f"dense-{mode}.cu").as_uri()
+        document = {"uri": uri, "languageId": "cuda-cpp", "version": 1, "text": text}
+        server.notify("textDocument/didOpen", {"textDocument": document})
+        count = len(server.fetch(uri, 1, mode))
+        if mode == "push":
+            print(f"  {len(lines):,} lines, {len(text.encode()):,} bytes, {count:,} diagnostics")
+        rng = random.Random(seed)
+        version = 1
+        for where in ("top", "middle", "end"):
+            for kind in ("char", "enter", "paste"):
+                changes = placed_edits(lines, where, kind, rng, edits if kind != "paste" else max(10, edits // 5))
+                client: list[float] = []
+                versions = []
+                for change in changes:
+                    version += 1
+                    began = time.perf_counter()
+                    params = {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}
+                    server.notify("textDocument/didChange", params)
+                    server.fetch(uri, version, mode)
+                    client.append((time.perf_counter() - began) * 1000)
+                    versions.append(version)
+                time.sleep(0.1)
+                side = [server.server_ms[(uri, v)] for v in versions if (uri, v) in server.server_ms]
+                print(
+                    f"  {mode} {where:>6} {kind:>5}: server p50 {_p(side, 50):6.1f} ms  p95 {_p(side, 95):6.1f} ms"
+                    f"   | client p50 {_p(client, 50):6.1f} ms  p95 {_p(client, 95):6.1f} ms   ({len(changes)} edits)"
+                )
+        server.close()
+    print("  (targets: server p95 <= 10 ms for a single-character edit anywhere; client p95 <= 60 ms)")
+
+
+def memory_under_edits(path: Path, workspace: Path, edits: int) -> None:
+    """Resident memory before and after `edits` single-character changes to one document."""
+    server = Server(workspace, {"debounce": 50})
+    text = path.read_text(encoding="utf-8", errors="replace")
+    uri = (workspace / "edited.cu").as_uri()
+    server.notify(
+        "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "cuda-cpp", "version": 1, "text": text}}
+    )
+    server.diagnostics(uri, 1)
+    warm = 2000
+    rss = []
+    for version in range(2, edits + 2):
+        inserting = version % 2 == 0
+        change = {"range": _range(0, 0, 0, 0 if inserting else 1), "text": " " if inserting else ""}
+        server.notify(
+            "textDocument/didChange", {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}
+        )
+        if version in (warm + 1, edits + 1):
+            server.diagnostics(uri, version)
+            rss.append(server.rss_mb()[0])
+    server.close()
+    print(
+        f"  {edits - warm:,} edits after {warm:,} to warm up: RSS {rss[0]:.1f} MB -> {rss[1]:.1f} MB "
+        f"({rss[1] - rss[0]:+.1f} MB; target < 5 MB)"
+    )
+
+
 def memory(files: list[Path], workspace: Path) -> None:
     server = Server(workspace, {"debounce": 0})
     baseline = server.rss_mb()[0]
@@ -305,10 +415,18 @@ def main() -> int:
     parser.add_argument("--edits", type=int, default=200, help="single-character edits per file (default 200)")
     parser.add_argument("--corpus", type=Path, default=ROOT / "bench" / ".corpus")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--memory-edits", type=int, default=22_000, help="edits for the memory-growth figure")
+    parser.add_argument("--only", choices=["dense", "memory"], help="run one part only")
     args = parser.parse_args()
-    source = corpus(args.corpus)
     workspace = args.corpus / "workspace"
     workspace.mkdir(parents=True, exist_ok=True)
+    if args.only == "dense":
+        dense(args.edits // 4, workspace, args.seed)
+        return 0
+    if args.only == "memory":
+        memory_under_edits(ROOT / "tests" / "lsp" / "data" / "reduce.cu", workspace, args.memory_edits)
+        return 0
+    source = corpus(args.corpus)
     c_files = sorted(p for p in source.rglob("*") if p.suffix in C_SUFFIXES and p.is_file())
     cuda_files = [p for p in c_files if p.suffix in (".cu", ".cuh")]
     py_files = sorted(p for p in source.rglob("*.py") if p.is_file() and "torch" in p.read_text(errors="replace"))
@@ -325,6 +443,10 @@ def main() -> int:
         keystrokes(concatenated(py_files, 5_000), "python", ".py", args.edits, workspace, args.seed)
     else:
         print("  not measured: the engine has no Python analyzer in this checkout (issue 3)")
+    print("\ndense file (test fixtures, >= 5,000 findings in >= 10,000 lines): edits at the top, middle and end")
+    dense(args.edits // 4, workspace, args.seed)
+    print("\nmemory under editing:")
+    memory_under_edits(ROOT / "tests" / "lsp" / "data" / "reduce.cu", workspace, args.memory_edits)
     print("\nmemory with 200 open documents:")
     documents = [p for p in c_files if 2_000 <= p.stat().st_size <= 200_000]
     if python:

@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 # Past this share of the file, re-analysing windows costs about as much as the whole file.
 _WHOLE_FILE_SHARE = 0.5
+# Findings are looked up by their start; one that starts more than this before a place reaches it only if it is
+# long or has a fix edit elsewhere (tracked apart).
+_NEAR = 4096
 _DEFINITIONS = frozenset({"function_definition"})
 _RETURN_DECLARATORS = frozenset({"pointer_declarator", "reference_declarator"})
 
@@ -69,6 +72,7 @@ class Session:
         self.context: FileContext | None = None
         self.context_stale = False  # an edit touched an #include: the project headers are looked up again
         self.incremental_runs = 0  # incremental analyses since the last whole-file one
+        self._wide: dict[int, Finding] | None = None  # id -> finding reaching far from its start (see _near)
 
     # ---- state ----------------------------------------------------------------------------------------------
     @property
@@ -182,20 +186,57 @@ class Session:
         # lines come or go before it, those findings are found again where they are (they are few).
         lines_moved = text.count(b"\n") != old.count(b"\n", start, end) or b"\r" in text or b"\r" in old[start:end]
         edit_line_end = _line_end(data, new_end)
-        kept: list[Finding] = []
+        # Findings are sorted by start: those that start well before the edit neither move nor touch it, unless
+        # they are long or carry a fix edit away from themselves (few: `self._wide`).
+        findings = self.findings
+        first = bisect.bisect_left(_Starts(findings), start - _NEAR)
+        kept: list[Finding] = findings[:first]
+        touched_early = set()
+        for finding in self._wide_before(first).values():
+            if touched_by(finding, start, end):
+                dirty.append(covering(finding.start, finding.end))
+                touched_early.add(id(finding))
+            else:
+                _moved(finding, end, delta)  # its fix may reach past the edit
+        if touched_early:
+            kept = [f for f in kept if id(f) not in touched_early]
         shifted: list[Finding] = []
-        for finding in self.findings:
+        # Past this, a finding can only touch the edit through a fix edit far from it (a wide one): the rest move.
+        cut = bisect.bisect_right(_Starts(findings), end + _NEAR, first)
+        wide = self._wide_findings()
+        for finding in findings[first:cut]:
             if touched_by(finding, start, end):
                 # The change touches the finding or its fix: it is found again (or not) by re-analysis.
                 dirty.append(covering(finding.start, finding.end))
+                wide.pop(id(finding), None)
                 continue
             after = finding.start > end
             if after and lines_moved and finding.data.get("ported"):
                 refresh.append((finding.start + delta, finding.end + delta))
+                wide.pop(id(finding), None)
                 continue
             kept.append(_moved(finding, end, delta))
             if after and (lines_moved or finding.start <= edit_line_end):
                 shifted.append(finding)  # its line or column moved; before the change nothing moves
+        tail = findings[cut:]
+        for finding in tail:
+            if id(finding) in wide and touched_by(finding, start, end):
+                dirty.append(covering(finding.start, finding.end))
+                del wide[id(finding)]
+                continue
+            if lines_moved and finding.data.get("ported"):
+                refresh.append((finding.start + delta, finding.end + delta))
+                wide.pop(id(finding), None)
+                continue
+            if delta:
+                finding.start += delta
+                finding.end += delta
+                fix = finding.fix
+                if fix is not None:
+                    finding.fix = Fix(fix.title, _shifted_edits(fix.edits, end, delta), fix.applicability)
+            kept.append(finding)
+        if lines_moved:
+            shifted.extend(f for f in tail if f.start > end)
         self.findings = kept
         self.dirty = dirty
         self.refresh = refresh
@@ -208,6 +249,36 @@ class Session:
                 declarations.append((*kept_range, name, definition))
         self.declarations = declarations
         return shifted
+
+    # ---- finding the findings an edit or a window touches, without a pass over all of them -------------------
+    def _wide_findings(self) -> dict[int, Finding]:
+        """Findings longer than _NEAR, or with a fix edit more than _NEAR from them (an include a fix adds at the
+        top): the only ones a bisection by start cannot place. Recomputed after the findings change."""
+        if self._wide is None:
+            self._wide = {id(f): f for f in self.findings if _is_wide(f)}
+        return self._wide
+
+    def _wide_before(self, index: int) -> dict[int, Finding]:
+        wide = self._wide_findings()
+        if not wide:
+            return wide
+        return {key: f for key, f in wide.items() if bisect.bisect_left(_Starts(self.findings), f.start) < index}
+
+    def _near(self, windows: list[tuple[int, int]]) -> list[Finding]:
+        """The findings that touch (overlap or are adjacent to) one of the windows, themselves or by a fix edit."""
+        findings = self.findings
+        starts = _Starts(findings)
+        found: dict[int, Finding] = {}
+        for lo, hi in windows:
+            first = bisect.bisect_left(starts, lo - _NEAR)
+            last = bisect.bisect_right(starts, hi)
+            for finding in findings[first:last]:
+                if _touched(finding, [(lo, hi)]):
+                    found[id(finding)] = finding
+        for key, finding in self._wide_findings().items():
+            if key not in found and _touched(finding, windows):
+                found[key] = finding
+        return list(found.values())
 
     # ---- analysis -------------------------------------------------------------------------------------------
     def analyse(self, whole_file: bool = False, incremental: bool = True) -> Outcome:
@@ -241,6 +312,7 @@ class Session:
         self.analysed = True
 
     def _full(self, tree: Any) -> None:
+        self._wide = None
         engine = self.engine
         language = self.language
         assert language is not None
@@ -276,11 +348,13 @@ class Session:
             # A finding analysed again must be found again in full (its trigger may lie at its end: `tid & 31`),
             # and one that reaches into the windows from outside must be analysed again.
             kept, dropped = _split(self.findings, windows)
-            grow = [(f.start, f.end) for f in kept if _touched(f, windows)]
+            grow = [(f.start, f.end) for f in self._near(windows) if not _starts_in(windows, f.start)]
             grow += [(f.start, f.end) for f in dropped if not _inside(windows, f.start, f.end)]
             if not grow:
                 break
             windows = search_windows(data, windows + grow)
+        else:
+            kept, dropped = _split(self.findings, windows)  # the windows grew on the last round
         if sum(hi - lo for lo, hi in windows) > _WHOLE_FILE_SHARE * len(data):
             return None
         # Only where the text or its syntax changed can a declaration have come or gone, or a definition have
@@ -297,10 +371,20 @@ class Session:
             self.context = context
             self.context_stale = False
         fresh, _ = engine.check_data(data, language, self.path, tree, self.context, ranges=windows)
-        replaced = {(f.rule, f.start, f.end) for f in fresh}
-        merged = [f for f in kept if (f.rule, f.start, f.end) not in replaced]
-        merged.extend(fresh)
-        merged.sort(key=Finding.sort_key)
+        if profile.file_level:
+            here = [f for f in fresh if f.rule in profile.file_level]
+            there = [f for f in kept if f.rule in profile.file_level]
+            if any(f.rule in profile.file_level for f in dropped) or (
+                here and (not there or min(f.start for f in here) < min(f.start for f in there))
+            ):
+                return None  # the file's one finding of such a rule is in the windows, or moves into them
+            fresh = [f for f in fresh if f.rule not in profile.file_level]
+        merged = _spliced(kept, sorted(fresh, key=Finding.sort_key), windows)
+        if self._wide is not None:
+            # The wide findings that were analysed again are gone; the fresh ones may be wide themselves.
+            wide = {key: f for key, f in self._wide.items() if not _starts_in(windows, f.start)}
+            wide.update((id(f), f) for f in fresh if _is_wide(f))
+            self._wide = wide
         self.findings = merged
         self.declarations = sorted([d for d in self.declarations if not _starts_in(windows, d[0])] + declared)
         return len(windows)
@@ -405,14 +489,50 @@ def _query(language: Language, source: str) -> Query:
 
 
 # ---- bookkeeping ----------------------------------------------------------------------------------------------
+class _Starts:
+    """The findings' start offsets as a sequence for bisect, without building a list of them."""
+
+    __slots__ = ("_findings",)
+
+    def __init__(self, findings: list[Finding]) -> None:
+        self._findings = findings
+
+    def __len__(self) -> int:
+        return len(self._findings)
+
+    def __getitem__(self, index: int) -> int:
+        return self._findings[index].start
+
+
 def _starts_in(windows: list[tuple[int, int]], offset: int) -> bool:
     return any(lo <= offset < hi for lo, hi in windows)
+
+
+def _spliced(kept: list[Finding], fresh: list[Finding], windows: list[tuple[int, int]]) -> list[Finding]:
+    """`kept` (sorted, none starting in a window) with `fresh` (sorted, all starting in one) put in their places:
+    no sort of the whole list on every keystroke."""
+    if not all(_starts_in(windows, f.start) for f in fresh):
+        return sorted(kept + fresh, key=Finding.sort_key)  # an analyzer reported outside the windows
+    starts = _Starts(kept)
+    merged: list[Finding] = []
+    position = 0
+    index = 0
+    for lo, hi in windows:
+        cut = bisect.bisect_left(starts, lo, position)
+        merged.extend(kept[position:cut])
+        position = cut
+        while index < len(fresh) and fresh[index].start < hi:
+            merged.append(fresh[index])
+            index += 1
+    merged.extend(kept[position:])
+    merged.extend(fresh[index:])
+    return merged
 
 
 def _split(findings: list[Finding], windows: list[tuple[int, int]]) -> tuple[list[Finding], list[Finding]]:
     """(findings that start outside the windows, those that start inside). Findings are kept sorted by start, so
     each window's findings are one slice: no per-finding test on every keystroke of a large file."""
-    starts = [f.start for f in findings]
+    starts = _Starts(findings)
     kept: list[Finding] = []
     dropped: list[Finding] = []
     position = 0
@@ -449,6 +569,17 @@ def touched_by(finding: Finding, start: int, end: int) -> bool:
         return True
     fix = finding.fix
     return fix is not None and any(e.end >= start and e.start <= end for e in fix.edits)
+
+
+def _is_wide(finding: Finding) -> bool:
+    if finding.end - finding.start > _NEAR:
+        return True
+    fix = finding.fix
+    return fix is not None and any(e.start < finding.start - _NEAR or e.end > finding.end + _NEAR for e in fix.edits)
+
+
+def _shifted_edits(edits: tuple[Edit, ...], end: int, delta: int) -> tuple[Edit, ...]:
+    return tuple(Edit(e.start + delta, e.end + delta, e.text) if e.start > end else e for e in edits)
 
 
 def _moved(finding: Finding, end: int, delta: int) -> Finding:

@@ -207,16 +207,19 @@ class LineIndex:
             return start + min(column, len(segment))
         text = _decoded(segment)
         if unit == "utf-16":
-            count = 0
-            for index, char in enumerate(text):
-                if count >= column:
-                    return start + _encoded_length(text[:index])
-                count += 2 if ord(char) > 0xFFFF else 1
-            return end
+            # Characters beyond the BMP are two units: the index is the column less those before it (counted
+            # by a regex, not a Python loop over a line that may be megabytes long).
+            index = min(column, len(text))
+            while index > 0 and index + len(_ASTRAL.findall(text, 0, index)) > column:
+                index -= max(1, (index + len(_ASTRAL.findall(text, 0, index)) - column) // 2)
+            if index < len(text) and index + len(_ASTRAL.findall(text, 0, index)) < column:
+                index += 1  # the column falls inside a surrogate pair: after the character, as before
+            return start + _encoded_length(text[:index])
         return start + _encoded_length(text[:column])
 
 
 _BREAK = re.compile(rb"\r\n|\r|\n")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
 def _line_starts(data: bytes, lo: int, hi: int) -> list[int]:

@@ -201,6 +201,10 @@ class IncrementalProfile:
     # A tree-sitter query capturing (@name) the functions a file declares: one named like a CUDA API makes every
     # use of that name the user's own (when it is a definition), so a change to one is a whole-file change.
     declarations: str | None = None
+    # Rules with at most one finding per file, placed by what the whole file holds (the first runtime call of a
+    # file that never initialises the runtime): windows cannot place them, so the session keeps the one it has
+    # and analyses the whole file when the edit could move or remove it.
+    file_level: frozenset[str] = frozenset()
 
 
 class Analyzer(Protocol):

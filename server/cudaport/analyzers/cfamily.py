@@ -65,6 +65,8 @@ INCREMENTAL = IncrementalProfile(
         # portability definitions: `#define cudaMalloc hipMalloc`, `typedef hipStream_t cudaStream_t;`
         rb"|^[ \t]*#[ \t]*define[ \t]+\w+[ \t]+[A-Za-z_][\w:]*[ \t]*(?://[^\n]*)?\r?$"
         rb"|^[ \t]*(?:typedef[ \t]+\w+[ \t]+\w+|using[ \t]+\w+[ \t]*=[ \t]*\w+)[ \t]*;"
+        # includes: whether the file has its runtime include decides findings at its first kernel (CP1007)
+        rb"|^[ \t]*#[ \t]*include[ \t]*<"
         rb"|" + _SUPPRESSION,
         re.MULTILINE,
     ),
@@ -85,6 +87,7 @@ INCREMENTAL = IncrementalProfile(
         }
     ),
     declarations="(function_declarator (identifier) @name)",
+    file_level=frozenset({"CP1032"}),
 )
 
 

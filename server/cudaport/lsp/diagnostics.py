@@ -7,6 +7,7 @@ Each diagnostic carries the rule code, a link to the rule's documentation, the d
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import logging
 import time
@@ -129,6 +130,7 @@ class Diagnostics:
         self.server = server
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._idle_checks: dict[str, asyncio.TimerHandle] = {}
+        self._gc_tuned = False
         # Documents edited since their last save while the editor asked for diagnostics on save only: their
         # findings stay those of the saved text (moved along with the edits) until the next save.
         self.held: set[str] = set()
@@ -163,6 +165,9 @@ class Diagnostics:
             document.analysed_version = document.version
             document.result_id = next_result_id()
             return analysis.Outcome("failed")
+        if not self._gc_tuned and outcome.mode == "full":
+            self._gc_tuned = True
+            _tune_gc()
         if outcome.mode != "current":
             log.debug(
                 "analysed %s v%s: %s in %.1f ms (%d windows, %d findings)",
@@ -321,10 +326,24 @@ class Diagnostics:
         if document is None:
             return PreparedJSON(kind="full", items=[], resultId="closed")
         self.refresh(document)
+        if document.incremental_runs:
+            # Pull clients get the whole-file check after typing stops too (and are asked to pull again when it
+            # changes something: workspace/diagnostic/refresh, where the client supports it).
+            self._schedule_idle_check(document)
         result_id = f"{document.result_id}"
         if params.previous_result_id == result_id:
             return PreparedJSON(kind="unchanged", resultId=result_id)
-        return RawJSON(f'{{"kind":"full","resultId":"{result_id}","items":{self.diagnostics_json(document)}}}')
+        answer = RawJSON(f'{{"kind":"full","resultId":"{result_id}","items":{self.diagnostics_json(document)}}}')
+        if document.changed_at is not None:
+            log.debug(
+                "answered a pull with %d diagnostics for %s v%d %.1f ms after the change arrived",
+                len(document.rendered),
+                document.uri,
+                document.version,
+                (time.perf_counter() - document.changed_at) * 1000,
+            )
+            document.changed_at = None
+        return answer
 
     def changed_elsewhere(self, document: Document) -> None:
         """Something outside the buffer (a header it includes) changed: analyse it whole again."""
@@ -354,6 +373,15 @@ class Diagnostics:
         timer = timers.pop(uri, None)
         if timer is not None:
             timer.cancel()
+
+
+def _tune_gc() -> None:
+    """Once the rule tables and the first document are loaded: those objects live as long as the server, so they
+    are moved out of the collector's sight (gc.freeze), and young collections run less often. A full collection
+    over the tables took 46-68 ms, in the middle of a keystroke."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 50, 100)
 
 
 def _identity(finding: Finding) -> tuple[object, ...]:

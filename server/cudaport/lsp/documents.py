@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _BINARY_SNIFF = 8192
+_COALESCE = 8  # more ranges than this in one change notification are applied as one edit
 
 
 @dataclass(eq=False)
@@ -157,6 +158,12 @@ class DocumentStore:
                 document.version,
             )
             return None
+        partial = [c for c in changes if isinstance(c, types.TextDocumentContentChangePartial)]
+        if len(partial) == len(changes) and len(partial) > _COALESCE:
+            # A replace-all or a multi-cursor edit: thousands of ranges. Applied to the text alone, then given to
+            # the session as one change (the span from the first edited byte to the last).
+            document.replace_all(_applied(document.data, document.lines, partial, unit))
+            partial = changes = []
         for change in changes:
             if isinstance(change, types.TextDocumentContentChangePartial):
                 start = to_offset(document.lines, change.range.start, unit)
@@ -169,6 +176,20 @@ class DocumentStore:
         if identifier.version is not None:
             document.version = identifier.version
         return document
+
+
+def _applied(data: bytes, lines: LineIndex, changes: list[Any], unit: str) -> bytes:
+    """The buffer after `changes`, each in the coordinates the previous ones left."""
+    for change in changes:
+        start = to_offset(lines, change.range.start, unit)
+        end = to_offset(lines, change.range.end, unit)
+        if end < start:
+            start, end = end, start
+        text = encode(change.text)
+        new = data[:start] + text + data[end:]
+        lines = lines.replaced(start, end, text, new)
+        data = new
+    return data
 
 
 def uri_path(uri: str) -> Path | None:

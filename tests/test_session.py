@@ -1,0 +1,101 @@
+"""The engine's analysis session (what the language server edits through) against `cudaport check`: after random
+bursts of edits, on every target, with LF and CRLF line ends, CJK, emoji, lone CRs and lone surrogates, the
+incrementally maintained findings are the findings of the same bytes analysed whole, and, for the text a file can
+hold, those the CLI prints."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from conftest import Cli
+from cudaport.config import Settings
+from cudaport.engine import Engine
+from cudaport.models import Finding
+from cudaport.ruleset import load_ruleset
+from cudaport.source import LineIndex
+
+DATA = Path(__file__).resolve().parent / "lsp" / "data"
+TARGETS = sorted(load_ruleset().targets)
+SNIPPETS = [
+    "cudaMalloc(&q, 8);",
+    "/* ",
+    " */",
+    "// 注释 cudaFree\n",
+    '"cudaMemcpy"',
+    "\n#if defined(USE_ROCM)\n",
+    "\n#endif\n",
+    "__device__ ",
+    "lane % 32",
+    "0xffffffff",
+    "\n}\n",
+    "{",
+    "😀",
+    "\r",
+    "int cudaFree(void *p) { return 0; }\n",
+    "{}",
+    ";",
+    "__shfl_down_sync(0xffffffff, v, 1);",
+]
+
+
+def _identity(finding: Finding) -> tuple[object, ...]:
+    return (finding.rule, finding.start, finding.end, finding.difficulty, finding.message, finding.symbol)
+
+
+def _random_edit(session_data: bytes, rng: random.Random, snippets: list[bytes]) -> tuple[int, int, bytes]:
+    start = rng.randrange(len(session_data) + 1)
+    while 0 < start < len(session_data) and session_data[start] & 0xC0 == 0x80:
+        start -= 1  # never inside a character: editors send whole characters
+    if rng.random() < 0.25:
+        end = session_data.find(b"\n", start, start + 400)
+        return start, (end + 1 if end >= 0 else start), b""
+    return start, start, rng.choice(snippets)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_incremental_findings_equal_a_whole_file_check_on_every_target(
+    cli: Cli, tmp_path: Path, target: str, newline: str
+) -> None:
+    text = (DATA / "reduce.cu").read_text(encoding="utf-8").replace("\n", newline)
+    path = tmp_path / "reduce.cu"
+    engine = Engine(Settings(target=target))
+    session = engine.open(path, text.encode(), "c")
+    session.analyse()
+    rng = random.Random(f"{target}{newline}")
+    snippets = [s.replace("\n", newline).encode() for s in SNIPPETS]
+    for burst in range(40):
+        for _ in range(rng.randint(1, 5)):
+            session.edit(*_random_edit(session.data, rng, snippets))
+        session.analyse()
+        whole, _ = engine.check_data(session.data, "c", path)
+        assert sorted(map(_identity, session.findings)) == sorted(map(_identity, whole)), f"burst {burst}"
+    # The CLI on the same bytes as a file: the same findings at the same places.
+    path.write_bytes(session.data)
+    report = cli("check", "reduce.cu", "--target", target, "--format", "json", "--exit-zero", cwd=tmp_path).json()
+    lines = LineIndex(session.data)
+    shown = {(d["line"], d["column"], d["rule"], d["symbol"]) for d in report["diagnostics"]}
+    ours = set()
+    for finding in session.findings:
+        line, column = lines.position(finding.start, "codepoint")
+        ours.add((line + 1, column + 1, finding.rule, finding.symbol))
+    assert shown == ours
+
+
+def test_lone_surrogates_in_the_buffer_keep_the_session_equal_to_a_whole_file_check() -> None:
+    """JSON lets a client send lone surrogates; the server keeps them as their 3-byte form, which no file has."""
+    engine = Engine(Settings())
+    text = (DATA / "reduce.cu").read_text(encoding="utf-8")
+    session = engine.open(None, text.encode(), "c")
+    session.analyse()
+    rng = random.Random(7)
+    snippets = [s.encode("utf-8", "surrogatepass") for s in [*SNIPPETS, "\ud800", "/* \udfff */"]]
+    for burst in range(60):
+        for _ in range(rng.randint(1, 5)):
+            session.edit(*_random_edit(session.data, rng, snippets))
+        session.analyse()
+        whole, _ = engine.check_data(session.data, "c", None)
+        assert sorted(map(_identity, session.findings)) == sorted(map(_identity, whole)), f"burst {burst}"
