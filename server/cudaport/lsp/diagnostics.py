@@ -381,7 +381,7 @@ def _tune_gc() -> None:
     over the tables took 46-68 ms, in the middle of a keystroke."""
     gc.collect()
     gc.freeze()
-    gc.set_threshold(20_000, 50, 100)
+    gc.set_threshold(20_000, 10, 10)
 
 
 def _identity(finding: Finding) -> tuple[object, ...]:
