@@ -398,6 +398,8 @@ def _range(line: int, column: int, end_line: int, end_column: int) -> dict[str, 
 
 
 def _p(values: list[float], percentile: int) -> float:
+    if not values:
+        return float("nan")  # no timing logged (every change of the case was answered from the cache)
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(percentile / 100 * (len(ordered) - 1)))]
 
