@@ -15,6 +15,7 @@ from cudaport.config import Settings
 from cudaport.engine import Engine
 from cudaport.models import Finding
 from cudaport.ruleset import load_ruleset
+from cudaport.session import Session
 from cudaport.source import LineIndex
 
 DATA = Path(__file__).resolve().parent / "lsp" / "data"
@@ -45,6 +46,16 @@ def _identity(finding: Finding) -> tuple[object, ...]:
     return (finding.rule, finding.start, finding.end, finding.difficulty, finding.message, finding.symbol)
 
 
+def _edit_and_compare(engine: Engine, session: Session, rng: random.Random, snippets: list[bytes], bursts: int) -> None:
+    """Bursts of random edits; after each, the session's findings are those of its bytes analysed whole."""
+    for burst in range(bursts):
+        for _ in range(rng.randint(1, 5)):
+            session.edit(*_random_edit(session.data, rng, snippets))
+        session.analyse()
+        whole, _ = engine.check_data(session.data, "c", session.path)
+        assert sorted(map(_identity, session.findings)) == sorted(map(_identity, whole)), f"burst {burst}"
+
+
 def _random_edit(session_data: bytes, rng: random.Random, snippets: list[bytes]) -> tuple[int, int, bytes]:
     start = rng.randrange(len(session_data) + 1)
     while 0 < start < len(session_data) and session_data[start] & 0xC0 == 0x80:
@@ -67,12 +78,7 @@ def test_incremental_findings_equal_a_whole_file_check_on_every_target(
     session.analyse()
     rng = random.Random(f"{target}{newline}")
     snippets = [s.replace("\n", newline).encode() for s in SNIPPETS]
-    for burst in range(40):
-        for _ in range(rng.randint(1, 5)):
-            session.edit(*_random_edit(session.data, rng, snippets))
-        session.analyse()
-        whole, _ = engine.check_data(session.data, "c", path)
-        assert sorted(map(_identity, session.findings)) == sorted(map(_identity, whole)), f"burst {burst}"
+    _edit_and_compare(engine, session, rng, snippets, 40)
     # The CLI on the same bytes as a file: the same findings at the same places.
     path.write_bytes(session.data)
     report = cli("check", "reduce.cu", "--target", target, "--format", "json", "--exit-zero", cwd=tmp_path).json()
@@ -93,9 +99,4 @@ def test_lone_surrogates_in_the_buffer_keep_the_session_equal_to_a_whole_file_ch
     session.analyse()
     rng = random.Random(7)
     snippets = [s.encode("utf-8", "surrogatepass") for s in [*SNIPPETS, "\ud800", "/* \udfff */"]]
-    for burst in range(60):
-        for _ in range(rng.randint(1, 5)):
-            session.edit(*_random_edit(session.data, rng, snippets))
-        session.analyse()
-        whole, _ = engine.check_data(session.data, "c", None)
-        assert sorted(map(_identity, session.findings)) == sorted(map(_identity, whole)), f"burst {burst}"
+    _edit_and_compare(engine, session, rng, snippets, 60)
