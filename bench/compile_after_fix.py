@@ -322,8 +322,10 @@ def classify(outcomes: Iterable[Outcome], explainer: Explainer) -> dict[str, lis
             notes = outcome.notes.get(error, [])
             if _outside_tree(error[0]):
                 # hipcc names the instantiation that leads into a header once, with its first error there: the
-                # next errors of the same instantiation have no note of their own.
-                notes = notes or instantiated.get(error[0], [])
+                # next errors of the same instantiation have no note inside the tree (at most "candidate" notes in
+                # other headers).
+                if not any(not _outside_tree(p) for p, _ in notes):
+                    notes = notes + instantiated.get(error[0], [])
                 if notes:
                     instantiated[error[0]] = notes
             why = explainer.why(error, notes)
