@@ -9,14 +9,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .analyzers.base import Analyzer, FileContext
+from .analyzers.base import Analyzer, BadInput, FileContext
 from .config import Settings
-from .files import SourcePath, language_for
+from .files import SourcePath, file_kind, language_for
 from .models import Edit, Finding
 from .project import ProjectIndex
 from .ruleset import RuleSet, load_ruleset
 from .session import Session
-from .source import LineIndex, SkipFile, SourceFile, apply_edits, read_source
+from .source import RAW, LineIndex, SkipFile, SourceFile, apply_edits, read_source
 from .suppress import Suppressions, find_suppressions
 
 MAX_FIX_PASSES = 4
@@ -59,6 +59,11 @@ def _default_factories() -> None:
         except ImportError:  # the Python analyzer is optional until it lands
             return
         register_analyzer("python", PythonAnalyzer)
+    from .analyzers.inventory import ANALYZERS, factory
+
+    for language in ANALYZERS:
+        if language not in _FACTORIES:
+            register_analyzer(language, factory(language))
 
 
 class Engine:
@@ -124,24 +129,14 @@ class Engine:
         return kept
 
     def check_path(self, source_path: SourcePath) -> FileResult:
-        result = FileResult(source_path.label, source_path.path, source_path.language)
-        try:
-            result.source = read_source(source_path.path, self.settings.max_file_size)
-        except SkipFile as exc:
-            result.skipped = str(exc)
-            return result
-        try:
-            result.findings, _ = self.check_data(result.source.data, source_path.language, source_path.path)
-        except Exception as exc:  # one bad file must not stop a run over a whole tree
-            result.error = f"internal error while analysing: {type(exc).__name__}: {exc}"
-        return result
+        return self.check_path_targets(source_path, [self.settings.target])[self.settings.target]
 
     def check_path_targets(self, source_path: SourcePath, targets: Sequence[str]) -> dict[str, FileResult]:
         """`check_path` for several targets at once: the file is read and parsed once, then analysed per target
         (the analyzers' findings depend on the target, the tree does not)."""
         results = {t: FileResult(source_path.label, source_path.path, source_path.language) for t in targets}
         try:
-            source = read_source(source_path.path, self.settings.max_file_size)
+            source = self.read(source_path)
         except SkipFile as exc:
             for result in results.values():
                 result.skipped = str(exc)
@@ -154,9 +149,18 @@ class Engine:
                 result.findings, tree = self.check_data(
                     source.data, source_path.language, source_path.path, tree=tree, context=context
                 )
+            except BadInput as exc:  # the analyzer's own word for bad input: a broken notebook, a truncated ELF
+                result.error = str(exc)
             except Exception as exc:  # one bad file must not stop a run over a whole tree
                 result.error = f"internal error while analysing: {type(exc).__name__}: {exc}"
         return results
+
+    def read(self, source_path: SourcePath) -> SourceFile:
+        """The file's text; a binary kind (ELF) is read by its analyzer, a header at a time, so nothing here."""
+        kind = file_kind(source_path.language)
+        if kind is not None and kind.binary:
+            return SourceFile(b"", RAW)
+        return read_source(source_path.path, self.settings.max_file_size)
 
     def check_text(self, text: str, path: str = "buffer.cu") -> list[Finding]:
         """Convenience for tools and tests: analyse a string as if it were the file `path`."""

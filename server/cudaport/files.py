@@ -3,34 +3,123 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import tomlcompat
 from .config import DEFAULT_EXCLUDE, Settings
 
-LANGUAGES = {
-    ".cu": "c",
-    ".cuh": "c",
-    ".c": "c",
-    ".cc": "c",
-    ".cpp": "c",
-    ".cxx": "c",
-    ".c++": "c",
-    ".h": "c",
-    ".hh": "c",
-    ".hpp": "c",
-    ".hxx": "c",
-    ".inl": "c",
-    ".inc": "c",
-    ".py": "python",
-    ".pyi": "python",
-}
+
+@dataclass(frozen=True, slots=True)
+class FileKind:
+    """One kind of file cudaport reads (rules/files.toml): how it is recognised and how its comments look."""
+
+    language: str  # the engine language: the analyzer registered under this name
+    suffixes: tuple[str, ...]
+    names: frozenset[str]  # lower-case
+    globs: tuple[str, ...]  # lower-case
+    language_ids: tuple[str, ...]
+    comment: str | None
+    block_comment: tuple[str, str] | None
+    group: str
+    binary: bool = False
+    magic: bytes = b""
+    trigger: tuple[bytes, ...] = ()
+
+
+class FileKinds:
+    """The file kinds in the order rules/files.toml gives them."""
+
+    def __init__(self, kinds: list[FileKind]) -> None:
+        self.kinds = kinds
+        self.by_language = {k.language: k for k in kinds}
+        self._suffixes = {s: k.language for k in reversed(kinds) for s in k.suffixes}
+        self._names = {n: k.language for k in reversed(kinds) for n in k.names}
+        self._globs = [(g, k.language) for k in kinds for g in k.globs]
+        self._ids = {i: k.language for k in reversed(kinds) for i in k.language_ids}
+        self._magics = [(k.magic, k.language) for k in kinds if k.magic]
+
+    def language_for(self, path: str | Path) -> str | None:
+        name = os.path.basename(str(path)).lower()
+        found = self._names.get(name)
+        if found is not None:
+            return found
+        dot = name.rfind(".")
+        if dot > 0:
+            found = self._suffixes.get(name[dot:])
+            if found is not None:
+                return found
+        for pattern, language in self._globs:
+            if "/" in pattern:
+                if fnmatch.fnmatchcase(str(path).replace(os.sep, "/").lower(), "*/" + pattern):
+                    return language
+            elif fnmatch.fnmatchcase(name, pattern):
+                return language
+        return None
+
+    def language_for_id(self, language_id: str) -> str | None:
+        return self._ids.get(language_id.lower())
+
+    def sniff(self, path: Path) -> str | None:
+        """A kind recognised by its first bytes: an executable without a suffix (an ELF program)."""
+        if not self._magics or "." in path.name:
+            return None
+        try:
+            if not os.access(path, os.X_OK) or not path.is_file():
+                return None
+            with path.open("rb") as handle:
+                head = handle.read(8)
+        except OSError:
+            return None
+        return next((language for magic, language in self._magics if head.startswith(magic)), None)
+
+    def watch_globs(self) -> list[str]:
+        """Glob patterns (for an editor's file watcher) that cover every kind that has a text form."""
+        patterns = [f"**/*{s}" for k in self.kinds if not k.binary for s in k.suffixes]
+        patterns += [f"**/{n}" for k in self.kinds if not k.binary for n in k.names]
+        patterns += [f"**/{g}" for k in self.kinds if not k.binary for g in k.globs]
+        return patterns
+
+
+@functools.lru_cache(maxsize=1)
+def file_kinds() -> FileKinds:
+    from .ruleset import RuleDataError, bundled_rules_dir
+
+    path = bundled_rules_dir() / "files.toml"
+    try:
+        table = tomlcompat.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomlcompat.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise RuleDataError(f"{path}: cannot read the file kinds: {exc}") from exc
+    kinds = []
+    for language, raw in table.get("kind", {}).items():
+        block = raw.get("block-comment")
+        kinds.append(
+            FileKind(
+                language=language,
+                suffixes=tuple(str(s).lower() for s in raw.get("suffixes", [])),
+                names=frozenset(str(n).lower() for n in raw.get("names", [])),
+                globs=tuple(str(g).lower() for g in raw.get("globs", [])),
+                language_ids=tuple(str(i) for i in raw.get("language-ids", [])),
+                comment=raw.get("comment"),
+                block_comment=(str(block[0]), str(block[1])) if block else None,
+                group=str(raw.get("group", "sources")),
+                binary=bool(raw.get("binary", False)),
+                magic=str(raw.get("magic", "")).encode("latin-1"),
+                trigger=tuple(str(t).encode() for t in raw.get("trigger", [])),
+            )
+        )
+    return FileKinds(kinds)
 
 
 def language_for(path: str | Path) -> str | None:
-    return LANGUAGES.get(Path(path).suffix.lower())
+    return file_kinds().language_for(path)
+
+
+def file_kind(language: str) -> FileKind | None:
+    return file_kinds().by_language.get(language)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +197,13 @@ _NO_SOURCES = frozenset({".git", ".hg", ".svn", ".bzr", "__pycache__", ".mypy_ca
 _SCAN_BUDGET = 2000  # entries looked at to tell whether an excluded directory holds sources
 
 
+def _is_source(name: str) -> bool:
+    """A file of source code (not a build file, a config or a binary, which build outputs are full of)."""
+    language = language_for(name)
+    kind = file_kind(language) if language is not None else None
+    return kind is not None and kind.group == "sources"
+
+
 def holds_sources(folder: Path) -> bool:
     """Whether an excluded directory has a source file in it (a bounded look: the first few thousand entries)."""
     if folder.name in _NO_SOURCES:
@@ -115,7 +211,7 @@ def holds_sources(folder: Path) -> bool:
     seen = 0
     for _dirpath, dirnames, filenames in os.walk(folder):
         dirnames[:] = [d for d in dirnames if d not in _NO_SOURCES]
-        if any(language_for(name) is not None for name in filenames):
+        if any(_is_source(name) for name in filenames):
             return True
         seen += len(filenames) + len(dirnames)
         if seen > _SCAN_BUDGET:
@@ -134,7 +230,9 @@ def discover(paths: Iterable[str], settings: Settings) -> Iterator[SourcePath | 
         if path.is_file():
             language = language_for(path)
             if language is None:
-                yield Skipped(given, "not a C, C++, CUDA or Python source")
+                language = file_kinds().sniff(path)
+            if language is None:
+                yield Skipped(given, "not a kind of file cudaport reads (rules/files.toml lists them)")
                 continue
             key = path.resolve()
             if key not in seen:
@@ -160,7 +258,7 @@ def discover(paths: Iterable[str], settings: Settings) -> Iterator[SourcePath | 
             dirnames[:] = kept
             for filename in sorted(filenames):
                 file_path = folder / filename
-                language = language_for(file_path)
+                language = language_for(file_path) or file_kinds().sniff(file_path)
                 if language is None or is_excluded(file_path, settings):
                     continue
                 key = file_path.resolve()

@@ -93,6 +93,8 @@ class FindingData(TypedDict, total=False):
     library: str  # the symbol table it comes from (cuda_runtime, cublas, headers, ...)
     ported: str  # "1": the code around it already runs on the target (a dual-stack branch, a shim)
     reviewed: str  # "left": the Python review kept it as it is (a device table, a CUDA-only probe)
+    cell: str  # a notebook finding: the cell it is in (1-based, as Jupyter counts) ...
+    cell_line: str  # ... and its line there (1-based)
 
 
 @dataclass(slots=True)

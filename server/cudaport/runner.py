@@ -10,13 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .analyzers.base import BadInput
 from .config import Settings
 from .engine import Engine, FileResult
 from .files import Excluded, Skipped, SourcePath, discover
 from .models import Finding
 from .project import ProjectIndex, checkout_root
 from .results import Diagnostic, RunResult, sort_diagnostics
-from .source import LineIndex, SkipFile, read_source, write_atomic
+from .source import LineIndex, SkipFile, write_atomic
 
 Progress = Callable[[int, int], None]
 Outcome = TypeVar("Outcome")
@@ -78,12 +79,15 @@ def _fix_one(job: tuple[SourcePath, bool, bool]) -> FileOutcome:
         outcome.skipped = "symbolic link: fix the file it points to instead"
         return outcome
     try:
-        source = read_source(source_path.path, engine.settings.max_file_size)
+        source = engine.read(source_path)
     except SkipFile as exc:
         outcome.skipped = str(exc)
         return outcome
     try:
         new_data, applied, remaining = engine.fix_data(source.data, source_path.language, source_path.path, unsafe)
+    except BadInput as exc:
+        outcome.error = str(exc)
+        return outcome
     except Exception as exc:  # never let one file stop the run, and never write a file we failed on
         outcome.error = f"internal error while fixing: {type(exc).__name__}: {exc}"
         return outcome

@@ -12,6 +12,11 @@ from typing import Any, Protocol
 from ..models import Finding
 
 
+class BadInput(ValueError):
+    """A file the analyzer of its kind cannot read (a notebook that is not JSON, a truncated ELF): the run reports
+    it for that file and goes on."""
+
+
 @dataclass(frozen=True, slots=True)
 class ShimMapping:
     """A CUDA name that a portability header already maps to the target's name."""

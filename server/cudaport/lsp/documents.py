@@ -121,7 +121,11 @@ class DocumentStore:
 
     def open(self, item: types.TextDocumentItem) -> Document:
         path = uri_path(item.uri)
-        language = detect_language(path, item.language_id or "")
+        if item.uri.startswith(NOTEBOOK_CELL):
+            # A notebook cell is its own Python buffer: the configuration and project are the notebook's.
+            language = detect_language(None, item.language_id or "")
+        else:
+            language = detect_language(path, item.language_id or "")
         document = Document(
             uri=item.uri,
             path=path,
@@ -192,7 +196,13 @@ def _applied(data: bytes, lines: LineIndex, changes: list[Any], unit: str) -> by
     return data
 
 
+NOTEBOOK_CELL = "vscode-notebook-cell:"
+
+
 def uri_path(uri: str) -> Path | None:
+    """The file behind a URI; for a notebook cell, the notebook's."""
+    if uri.startswith(NOTEBOOK_CELL):
+        uri = "file:" + uri[len(NOTEBOOK_CELL) :].split("#", 1)[0]
     if not uri.startswith("file:"):
         return None
     try:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..analyzers.tsutil import C_COMMENT_OR_STRING
-from ..files import language_for
+from ..files import file_kind, file_kinds, language_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,27 +39,27 @@ GENERIC = LanguageProfile(None, None, frozenset({"comment", "string"}))
 
 PROFILES: dict[str, LanguageProfile] = {"c": C_FAMILY, "python": PYTHON}
 
-# Editors' language ids for buffers without a file name (untitled documents).
-LANGUAGE_IDS = {
-    "cuda": "c",
-    "cuda-cpp": "c",
-    "cpp": "c",
-    "c": "c",
-    "objective-cpp": "c",
-    "python": "python",
-}
-
 
 def profile(language: str) -> LanguageProfile:
-    return PROFILES.get(language, GENERIC)
+    """The C family and Python have their own; every other kind writes its comment (rules/files.toml)."""
+    known = PROFILES.get(language)
+    if known is not None:
+        return known
+    kind = file_kind(language)
+    if kind is None or kind.comment is None:
+        return GENERIC
+    if language == "json":
+        return GENERIC  # JSON has no comments (a .jsonc buffer is the only exception, and rare)
+    return LanguageProfile(kind.comment, kind.block_comment, frozenset({"comment", "string", "string_content"}))
 
 
 def detect_language(path: Path | None, language_id: str) -> str | None:
-    """The engine language of a buffer: from its file name like the CLI, else from the editor's language id."""
+    """The engine language of a buffer: from its file name like the CLI, else from the editor's language id
+    (untitled buffers, notebook cells, a Dockerfile named `prod.docker`)."""
     if path is not None:
         found = language_for(path)
         if found is not None:
             return found
-        if path.suffix:
-            return None  # a file the CLI would not analyse either (.toml, .md, ...)
-    return LANGUAGE_IDS.get(language_id.lower())
+        if path.suffix and path.suffix.lower() != ".ipynb":
+            return None  # a file the CLI would not analyse either (.md, .rst, ...)
+    return file_kinds().language_for_id(language_id)

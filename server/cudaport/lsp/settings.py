@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from ..config import CONFIG_FILES
-from ..files import LANGUAGES
+from ..files import file_kinds
 from . import logs
 from .documents import uri_path
 from .features import register
@@ -79,9 +79,8 @@ class EditorSettings:
         registrations = []
         watched = workspace.did_change_watched_files if workspace is not None else None
         if watched is not None and watched.dynamic_registration:
-            sources = ",".join(suffix.lstrip(".") for suffix in LANGUAGES)
             watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in CONFIG_FILES]
-            watchers.append(types.FileSystemWatcher(glob_pattern=f"**/*.{{{sources}}}"))
+            watchers += [types.FileSystemWatcher(glob_pattern=g) for g in file_kinds().watch_globs()]
             registrations.append(
                 types.Registration(
                     id="cudaport-watched-files",

@@ -23,7 +23,9 @@ def render_text(run: RunResult, show_portable: bool = False, color: bool = False
         code = _paint(diag.rule, _COLORS[diag.difficulty], color)
         level = _paint(f"[{diag.difficulty.label}]", _COLORS[diag.difficulty], color)
         fixable = " (fixable)" if diag.finding.fixable else ""
-        lines.append(f"{diag.path}:{diag.line}:{diag.column}: {code} {level} {diag.finding.message}{fixable}")
+        lines.append(
+            f"{diag.path}:{diag.line}:{diag.column}: {code} {level} {diag.finding.message}{fixable}{_cell(diag)}"
+        )
     lines.append(summary_line(run, hidden))
     return "\n".join(lines) + "\n"
 
@@ -79,9 +81,18 @@ def render_json(run: RunResult) -> str:
     return "\n".join(line for line in lines if line) + "\n"
 
 
+def _cell(diag: Diagnostic) -> str:
+    """Where a notebook finding is among the cells (its line and column are the notebook file's)."""
+    data = diag.finding.data
+    return f" [cell {data['cell']}, line {data.get('cell_line', '')}]" if "cell" in data else ""
+
+
 def _json_diagnostic(diag: Diagnostic) -> dict[str, Any]:
     finding = diag.finding
+    data = finding.data
+    cell = {"cell": int(data["cell"]), "cell_line": int(data.get("cell_line", "0"))} if "cell" in data else {}
     return {
+        **cell,
         "path": diag.path,
         "line": diag.line,
         "column": diag.column,
