@@ -49,8 +49,11 @@ def _in_comment(root: Node, data: bytes, start: int, end: int) -> bool:
     node = root.descendant_for_byte_range(start, end)
     if node is None:
         return False
-    if node.type == "comment":
+    if node.type.endswith("comment"):  # `comment`; CMake's `line_comment` and `bracket_comment`
         return True
+    if node.type == "text" and node.parent is not None and node.parent.type == "variable_assignment":
+        # A Makefile keeps the comment after a value in the value's text: `FLAGS = -O3  # cudaport: ignore`
+        return b"#" in data[node.start_byte : start]
     if node.type == "preproc_arg":  # `#define X cudaMalloc(p)  // cudaport: ignore`: tree-sitter keeps it raw
         body = data[node.start_byte : node.end_byte]
         offset = node.start_byte

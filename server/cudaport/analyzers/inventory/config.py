@@ -11,7 +11,7 @@ from typing import Any
 
 from tree_sitter import Node
 
-from ..base import FileContext
+from ..base import BadInput, FileContext
 from . import grammars
 from .core import InventoryAnalyzer, Token
 from .requirements import requirement_tokens
@@ -232,6 +232,13 @@ def _yaml_scalar(data: bytes, node: Node) -> tuple[str, int, int]:
     return _unquoted(data, node)
 
 
+def _first_error_line(root: Node) -> int:
+    for node in grammars.walk(root):
+        if node.type == "ERROR" or node.is_missing:
+            return node.start_point[0] + 1
+    return root.start_point[0] + 1
+
+
 class _StructuredAnalyzer(InventoryAnalyzer):
     grammar = ""
 
@@ -246,7 +253,14 @@ class _StructuredAnalyzer(InventoryAnalyzer):
         raise NotImplementedError
 
     def tokens(self, data: bytes, tree: Any, context: FileContext) -> Iterator[Token]:
-        yield from config_tokens(self.items(data, tree.root_node))
+        root = tree.root_node
+        if root.has_error:
+            # Keys and values of a broken file have no reliable paths: say where it breaks, report nothing.
+            line = _first_error_line(root)
+            raise BadInput(
+                f"not valid {self.grammar.upper()}: a syntax error at line {line}; nothing in it was analysed"
+            )
+        yield from config_tokens(self.items(data, root))
 
 
 class YamlAnalyzer(_StructuredAnalyzer):

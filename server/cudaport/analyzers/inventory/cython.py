@@ -1,8 +1,8 @@
 """Cython (`.pyx`, `.pxd`): `cdef extern from "cuda_runtime.h"` blocks and the CUDA names declared and used in
 them, rated with the C rule data (the same symbols and headers as a `.cu` file).
 
-A Cython file declares the C functions it calls itself, so a rename is only right when every file that cimports
-the declaration is renamed with it: the fixes are unsafe."""
+A Cython file declares the C functions it calls itself: in a `.pyx` the rename covers the declaration and its
+uses together (safe); a `.pxd` is cimported by other files, which must be renamed with it (unsafe)."""
 
 from __future__ import annotations
 
@@ -61,10 +61,13 @@ class CythonAnalyzer:
                 difficulty = Difficulty.MANUAL
             fix = None
             if outcome.rewrite and outcome.replacement and difficulty <= Difficulty.MECHANICAL:
+                # A .pyx renames its own declarations with its uses; a .pxd is cimported by files not in sight.
+                shared = not context.path.endswith(".pyx")
                 fix = Fix(
-                    f"Replace `{symbol.name}` with `{outcome.replacement}` (rename every file that cimports it too)",
+                    f"Replace `{symbol.name}` with `{outcome.replacement}`"
+                    + (" (rename every file that cimports it too)" if shared else ""),
                     (Edit(start, end, outcome.replacement),),
-                    Applicability.UNSAFE,
+                    Applicability.UNSAFE if shared else Applicability.SAFE,
                 )
             data_out: FindingData = {"kind": kind, "library": symbol.library}
             findings.append(

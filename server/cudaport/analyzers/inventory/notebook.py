@@ -16,6 +16,8 @@ from tree_sitter import Node
 
 from ...models import Edit, Finding
 from ...ruleset import RuleSet
+from ...source import LineIndex
+from ...suppress import find_suppressions
 from ..base import BadInput, FileContext
 from . import grammars
 from .core import Matcher
@@ -180,11 +182,18 @@ class NotebookAnalyzer:
         mapping = cell_map(data, tree.root_node)
         shell = list(shell_lines(mapping))
         view = python_view(mapping, shell)
-        findings = self.python.analyze(view, self.python.parse(view), context)
+        python_tree = self.python.parse(view)
+        findings = self.python.analyze(view, python_tree, context)
         matcher = Matcher(self.ruleset, "shell", context, view)
         for lo, hi in shell:
             matcher.feed(self.shell.tokens(view[lo:hi], lo))
-        out = [f for f in (self._mapped(f, mapping, data) for f in [*findings, *matcher.findings]) if f is not None]
+        found = [*findings, *matcher.findings]
+        # `# cudaport: ignore[...]` in a cell is a comment of the cells' Python, not of the notebook's JSON.
+        suppressions = find_suppressions(view, python_tree.root_node)
+        if suppressions:
+            lines = LineIndex(view)
+            found = [f for f in found if not suppressions.covers(f.rule, lines.line_of(f.start))]
+        out = [f for f in (self._mapped(f, mapping, data) for f in found) if f is not None]
         if ranges is not None:
             out = [f for f in out if any(lo <= f.start < hi or f.start == lo for lo, hi in ranges)]
         return sorted(out, key=Finding.sort_key)
