@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from cudaport.ruleset import load_ruleset
-
 from conftest import REPO, Cli
+from cudaport.ruleset import load_ruleset
 
 INVENTORY = REPO / "tests" / "fixtures" / "inventory"
 BAD = REPO / "tests" / "fixtures" / "inventory-bad"

@@ -101,6 +101,7 @@ def test_every_rule_the_data_names_exists_and_every_rule_can_fire() -> None:
     ptx = ruleset.tables["ptx"]["ptx"]
     referenced |= {entry["rule"] for entry in ptx}
     referenced |= _rules_named_in(ruleset.tables["python"])
+    referenced |= _rules_named_in(ruleset.tables["inventory"])
     assert referenced <= set(ruleset.rules)
     assert set(ruleset.rules) - referenced - PATTERN_RULES == set(), "rules that nothing can raise"
     for (symbol, target), _call in load_call_rewrites(ruleset.tables["calls"]).items():

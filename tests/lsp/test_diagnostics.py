@@ -170,3 +170,39 @@ async def _wait_for_empty(session: Session, uri: str) -> None:
 
 def _position(diagnostic: types.Diagnostic) -> tuple[int, int, str]:
     return (diagnostic.range.start.line, diagnostic.range.start.character, str(diagnostic.code))
+
+
+async def test_inventory_files_and_notebook_cells(lsp: Launcher, profile: str, tmp_path: Path) -> None:
+    """A Dockerfile, a requirements file and a Kubernetes manifest get what the CLI finds; a notebook cell (VS
+    Code's vscode-notebook-cell: URI, a Python document) is analysed as Python, with the notebook's configuration."""
+    inventory = Path(__file__).resolve().parents[1] / "fixtures" / "inventory"
+    session = await lsp.start(profile, options=FAST)
+    for name, language_id in (
+        ("Dockerfile", "dockerfile"),
+        ("requirements.txt", "pip-requirements"),
+        ("deploy.yaml", "yaml"),
+    ):
+        path = tmp_path / name
+        path.write_bytes((inventory / name).read_bytes())
+        uri = session.open(path, language_id=language_id)
+        diagnostics = await session.diagnostics(uri)
+        expected = [f for f in cli_findings(path) if f["difficulty"] != "portable"]
+        shown = [d for d in diagnostics if d.data["difficulty"] != "portable"]
+        assert sorted((d.code, d.range.start.line + 1) for d in shown) == sorted(
+            (f["rule"], f["line"]) for f in expected
+        ), name
+    notebook = tmp_path / "explore.ipynb"
+    notebook.write_text("{}")
+    (tmp_path / "cudaport.toml").write_text('target = "npu"\n')  # the notebook's configuration applies to its cells
+    session = await lsp.start(profile, options=FAST)
+    cell_uri = "vscode-notebook-cell:" + notebook.as_uri()[len("file:") :] + "#W0sZmlsZQ%3D%3D"
+    text = 'import torch\nx = torch.ones(2, device="cuda")\n'
+    session.versions[cell_uri] = 1
+    session.texts[cell_uri] = text
+    session.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=cell_uri, language_id="python", version=1, text=text)
+        )
+    )
+    diagnostics = await session.diagnostics(cell_uri)
+    assert any(d.code == "CP7010" and d.range.start.line == 1 and "npu" in d.message for d in diagnostics)

@@ -22,6 +22,12 @@ import { countFindings, statusText, statusTooltip, targetLabels, targetOf, type 
 
 const SECTION = "cudaport";
 const FIX_ALL_KIND = vscode.CodeActionKind.SourceFixAll.append("cudaport");
+// Sources, and the inventory's file kinds (rules/files.toml): build files, manifests, containers, scripts,
+// configs, Cython. Notebook cells reach the server as Python documents of the vscode-notebook-cell scheme.
+const INVENTORY_LANGUAGES = [
+  "cmake", "makefile", "dockerfile", "pip-requirements", "shellscript", "yaml", "json", "jsonc", "toml", "cython",
+  "ini",
+];
 const DOCUMENTS = [
   { scheme: "file", language: "cuda-cpp" },
   { scheme: "file", language: "cpp" },
@@ -29,6 +35,8 @@ const DOCUMENTS = [
   { scheme: "file", language: "python" },
   { scheme: "untitled", language: "cuda-cpp" },
   { scheme: "untitled", language: "python" },
+  { scheme: "vscode-notebook-cell", language: "python" },
+  ...INVENTORY_LANGUAGES.map((language) => ({ scheme: "file", language })),
 ];
 
 let client: LanguageClient | undefined;

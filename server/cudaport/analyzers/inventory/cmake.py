@@ -42,6 +42,9 @@ class CMakeAnalyzer(InventoryAnalyzer):
             for argument in arguments.children:
                 if argument.type != "argument":
                     continue
+                if command == "message":  # a message is text: only the variables it prints are uses
+                    yield from _variables(data, argument, command)
+                    continue
                 for piece in _PIECE.finditer(data, argument.start_byte, argument.end_byte):
                     start = piece.start()
                     while start < piece.end() and data[start] == 0x3A:  # `:--use_fast_math>` after a condition
@@ -49,3 +52,9 @@ class CMakeAnalyzer(InventoryAnalyzer):
                     if start < piece.end():
                         word = data[start : piece.end()].decode("utf-8", "replace")
                         yield Token("cmake-arg", word, start, piece.end(), command)
+
+
+def _variables(data: bytes, argument: Any, command: str) -> Iterator[Token]:
+    for node in grammars.walk(argument):
+        if node.type == "variable":
+            yield Token("cmake-arg", grammars.text(data, node), node.start_byte, node.end_byte, command)
