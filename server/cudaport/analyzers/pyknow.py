@@ -70,6 +70,16 @@ class EnvEntry:
     value_checks: Mapping[str, str] = field(default_factory=dict)  # target -> check of a literal value
     rule: str = "CP7030"
 
+    def replacement(self, name: str, target: str) -> str | None:
+        """The target's name for the variable `name` (TORCH_NCCL_X -> TORCH_CNCL_X for a prefix entry)."""
+        counterpart = self.counterparts.get(target)
+        if counterpart is None or not counterpart.replacement:
+            return None
+        replacement = name if counterpart.replacement == "=" else counterpart.replacement
+        if self.prefix and replacement.endswith("*"):
+            replacement = replacement[:-1] + name[len(self.name) :]
+        return replacement
+
 
 @dataclass(frozen=True, slots=True)
 class CommandEntry:
@@ -78,6 +88,10 @@ class CommandEntry:
     name: str
     rule: str
     counterparts: Mapping[str, Counterpart]
+
+    def symbol(self) -> Symbol:
+        targets = {t: TargetMapping(c.replacement or "", c.difficulty, c.note) for t, c in self.counterparts.items()}
+        return Symbol(self.name, "command", self.rule, "nvidia", targets)
 
 
 @dataclass(frozen=True, slots=True)

@@ -682,11 +682,7 @@ class PythonAnalyzer:
     def _env(self, file: _File, string: Node, literal: pystrings.Literal, entry: EnvEntry) -> None:
         name = literal.content
         counterpart = entry.counterparts.get(file.target)
-        replacement = None
-        if counterpart is not None and counterpart.replacement:
-            replacement = name if counterpart.replacement == "=" else counterpart.replacement
-            if entry.prefix and replacement.endswith("*"):
-                replacement = replacement[:-1] + name[len(entry.name) :]  # TORCH_NCCL_X -> TORCH_CNCL_X
+        replacement = entry.replacement(name, file.target)
         difficulty = counterpart.difficulty if counterpart is not None else None
         note = counterpart.note if counterpart is not None else ""
         check = entry.value_checks.get(file.target)
@@ -703,9 +699,7 @@ class PythonAnalyzer:
         file.add(self._finding(file, symbol, string, edits, {"kind": "environment"}, needs_module=False))
 
     def _command(self, file: _File, string: Node, command: CommandEntry) -> None:
-        targets = {t: TargetMapping(c.replacement or "", c.difficulty, c.note) for t, c in command.counterparts.items()}
-        symbol = Symbol(command.name, "command", command.rule, "nvidia", targets)
-        file.add(self._finding(file, symbol, string, None, {"kind": "command"}, needs_module=False))
+        file.add(self._finding(file, command.symbol(), string, None, {"kind": "command"}, needs_module=False))
 
     def _source_file(self, file: _File, content: Node) -> None:
         """A `.cu` file name: the extension call it is passed to builds CUDA code."""

@@ -247,11 +247,7 @@ class Matcher:
             self.token(Token("env-other", token.text, token.start, token.end, token.context, token.facts))
             return
         counterpart = entry.counterparts.get(self.target)
-        replacement = None
-        if counterpart is not None and counterpart.replacement:
-            replacement = token.text if counterpart.replacement == "=" else counterpart.replacement
-            if entry.prefix and replacement.endswith("*"):
-                replacement = replacement[:-1] + token.text[len(entry.name) :]
+        replacement = entry.replacement(token.text, self.target)
         difficulty = counterpart.difficulty if counterpart is not None else None
         note = counterpart.note if counterpart is not None else ""
         symbol = Symbol(
@@ -268,9 +264,7 @@ class Matcher:
         command = self.know.python.commands.get(name)
         if command is None:
             return
-        targets = {t: TargetMapping(c.replacement or "", c.difficulty, c.note) for t, c in command.counterparts.items()}
-        symbol = Symbol(name, "command", command.rule, "nvidia", targets)
-        self._add(symbol, token, "", "command")
+        self._add(command.symbol(), token, "", "command")
 
     # ---- findings -------------------------------------------------------------------------------------------
     def _add(self, symbol: Symbol, token: Token, fix_kind: str, kind: str) -> None:
