@@ -42,12 +42,17 @@ try {
   if (!wheel) {
     throw new Error("building the cudaport wheel produced no .whl");
   }
-  // 2. cudaport and everything it needs, resolved for the oldest supported Python (so tomli and exceptiongroup,
+  // 2. Wheels for every dependency: a grammar that PyPI has only as an sdist (tree-sitter-cmake) is built here, as
+  //    the abi3 wheel its setup.py declares, tagged for this machine's platform (linux_x86_64).
+  const wheels = join(work, "wheels");
+  pip(["wheel", "-w", wheels, join(work, wheel)]);
+  // 3. cudaport and everything it needs, resolved for the oldest supported Python (so tomli and exceptiongroup,
   //    needed before 3.11, are in; they do nothing on newer Pythons).
   const libs = join(bundle, "libs");
   // pip does not evaluate environment markers for --python-version, so the pre-3.11 backports are named here.
-  pip(["install", "--target", libs, ...platformArgs(versions[0]), join(work, wheel), "tomli", "exceptiongroup"]);
-  // 3. tree-sitter's core binding is per Python version: move the 3.10 one aside, fetch the others.
+  const install = ["install", "--target", libs, "--find-links", wheels, ...platformArgs(versions[0]), "--platform", "linux_x86_64"];
+  pip([...install, join(work, wheel), "tomli", "exceptiongroup"]);
+  // 4. tree-sitter's core binding is per Python version: move the 3.10 one aside, fetch the others.
   const coreNames = readdirSync(libs).filter((n) => n === "tree_sitter" || /^tree_sitter-[\d.]+\.dist-info$/.test(n));
   const coreInfo = coreNames.find((n) => n.endsWith(".dist-info"));
   if (!coreInfo) {
