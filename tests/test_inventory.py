@@ -74,6 +74,17 @@ EXPECTED = [
     ("accelerate.yaml", 5, "CP8301", "portable", "manual"),  # accelerator: gpu
     ("accelerate.yaml", 6, "CP7010", "portable", "manual"),  # device: cuda:0
     ("accelerate.yaml", 7, "CP7020", "portable", "manual"),  # dist_backend: nccl
+    ("setup.py", 5, "CP8003", "manual", "manual"),  # "-gencode" in a list the nvcc flags name
+    ("setup.py", 6, "CP8004", "manual", "manual"),  # --use_fast_math appended to that list
+    ("setup.py", 11, "CP8004", "portable", "manual"),  # an nvcc flag on the CUDA side of `if ON_ROCM:`
+    ("setup.py", 17, "CP7040", "portable", "blocker"),  # CUDAExtension
+    ("setup.py", 20, "CP8004", "manual", "manual"),  # -lineinfo in extra_compile_args["nvcc"]
+    ("setup.py", 21, "CP8005", "mechanical", "manual"),  # -lcurand in extra_link_args
+    ("setup.py", 24, "CP8101", "mechanical", "manual"),  # +cu121 in install_requires
+    ("setup.py", 24, "CP8102", "manual", "blocker"),  # pycuda in install_requires
+    ("jit_build.py", 4, "CP8004", "manual", "manual"),  # `+=` to the list extra_cuda_cflags names
+    ("jit_build.py", 5, "CP8005", "mechanical", "manual"),  # a dict entry extra_ldflags reads by key
+    ("jit_build.py", 6, "CP7040", "portable", "blocker"),  # load() with a .cu source
     ("kernels.pyx", 3, "CP1001", "mechanical", "manual"),  # cdef extern from "cuda_runtime.h"
     ("kernels.pyx", 10, "CP1001", "mechanical", "manual"),  # cudaFree(...)
 ]
@@ -99,6 +110,8 @@ def test_comments_strings_and_unrelated_values_are_not_findings(cli: Cli) -> Non
         ("ds_config.json", 7),  # "cuda" in a value of an unrelated key
         ("kernels.pyx", 2),  # a comment naming cudaMalloc
         ("kernels.pyx", 9),  # a string naming cudaFree
+        ("setup.py", 12),  # a flag spelled in a string no build keyword reads
+        ("jit_build.py", 3),  # -O3: a flag every compiler takes
     ]
     for key in quiet:
         assert key not in found, key
@@ -134,6 +147,10 @@ def test_fix_rewrites_only_the_safe_words_and_is_idempotent(cli: Cli, tmp_path: 
     assert "--extra-index-url https://download.pytorch.org/whl/rocm6.2\n" in requirements
     assert "torch==2.5.1+rocm6.2\n" in requirements
     assert "cupy-cuda12x>=12.0" in requirements  # the ROCm wheel depends on the ROCm release: a person picks it
+    setup_py = (tree / "setup.py").read_text()
+    assert 'extra_link_args=["-lhiprand"]' in setup_py
+    assert '"torch==2.5.1+rocm6.2", "pycuda"' in setup_py
+    assert '"-gencode", "arch=compute_90,code=sm_90"' in setup_py
     makefile = (tree / "Makefile").read_text()
     assert "LDLIBS = -lamdhip64 -lhipblas -lm\n" in makefile
     assert "-arch=sm_80" in makefile  # architectures are a person's choice
@@ -257,6 +274,11 @@ def test_shipped_binaries(cli: Cli, tmp_path: Path) -> None:
     fixed = cli("fix", "--target", "hip", ".", "--exclude", "lib", cwd=tmp_path)
     assert fixed.code in (0, 1)
     assert (tmp_path / "libscale.so").read_bytes()[:4] == b"\x7fELF"  # binaries are never rewritten
+    # the report puts them in the guides' last area, after the build and environment of the .cu beside them
+    report = cli("report", "--target", "hip", "--format", "json", ".", "--exclude", "lib", cwd=tmp_path)
+    areas = {a["name"]: a for a in report.json()["areas"]}
+    assert list(areas)[-1] == "binaries"
+    assert areas["binaries"]["files"] == 3 and areas["binaries"]["rules"] == ["CP9001", "CP9002"]
 
 
 def test_rule_docs_for_the_inventory(cli: Cli) -> None:

@@ -258,6 +258,23 @@ def test_dependencies_say_whether_each_target_has_a_counterpart(multi_report: di
     assert families == sorted(families, reverse=True)
 
 
+def test_inventory_areas_follow_the_guides_and_add_up(
+    multi_report: dict[str, Any], checks: dict[str, dict[str, Any]]
+) -> None:
+    """Framework API, runtime API, libraries, kernels, build and environment, binaries: in that order, every
+    finding in exactly one of them, and each area's counts those of `check` for its rules."""
+    ruleset = load_ruleset()
+    order = [area.name for area in ruleset.areas]
+    names = [a["name"] for a in multi_report["areas"]]
+    assert names == sorted(names, key=order.index)
+    assert {"runtime API", "libraries", "hand-written kernels"} <= set(names)
+    for target in ALL_TARGETS:
+        per_area: Counter[str] = Counter()
+        for item in checks[target]["diagnostics"]:
+            per_area[ruleset.rules[item["rule"]].area] += 1
+        assert {a["name"]: a["targets"][target]["total"] for a in multi_report["areas"]} == dict(per_area)
+
+
 def test_checklist_is_tailored_to_the_fixture(multi_report: dict[str, Any]) -> None:
     checks = {c["id"]: c for c in multi_report["verification"]}
     applying = {cid for cid, c in checks.items() if c["applies"]}
@@ -563,11 +580,17 @@ def test_html_carries_the_numbers(rendered: dict[str, str]) -> None:
     assert [r["text"].split()[0] for r in directory_rows] == [d["path"] for d in report["directories"]]
     files_with_findings = [f for f in report["files"] if any(f["targets"][t]["findings"]["total"] for t in ALL_TARGETS)]
     assert [r["text"].split()[0] for r in _rows_of(page, "files")] == [f["path"] for f in files_with_findings]
+    # the dependencies come one table per area, in the areas' order, each listing its area's rules
+    area_tables = [e["attrs"]["data-area"] for e in page.find("table") if "data-area" in e["attrs"]]
+    assert area_tables == [a["name"] for a in report["areas"]]
+    assert [r["attrs"]["data-area"] for r in _rows_of(page, "areas-table")] == area_tables
     statuses = {
         (row["attrs"]["data-rule"], cell["attrs"]["data-target"]): cell["attrs"]["data-status"]
-        for row, cell in _cells_with(page, "dependencies-table", "data-status")
+        for area in area_tables
+        for row, cell in _cells_with(page, area, "data-status", key="data-area")
     }
     for dep in report["dependencies"]:
+        assert dep["rule"] in next(a["rules"] for a in report["areas"] if a["name"] == dep["area"])
         for target in ALL_TARGETS:
             assert statuses[(dep["rule"], target)] == dep["targets"][target]["status"]
     shown = {e["attrs"]["data-check"] for e in page.find("li") if "data-check" in e["attrs"]}
@@ -590,8 +613,10 @@ def _rows_of(page: Elements, table_id: str) -> list[dict[str, Any]]:
     return rows
 
 
-def _cells_with(page: Elements, table_id: str, attribute: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    start = next(i for i, e in enumerate(page.elements) if e["tag"] == "table" and e["attrs"].get("id") == table_id)
+def _cells_with(
+    page: Elements, table_id: str, attribute: str, key: str = "id"
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    start = next(i for i, e in enumerate(page.elements) if e["tag"] == "table" and e["attrs"].get(key) == table_id)
     pairs = []
     row: dict[str, Any] | None = None
     for element in page.elements[start + 1 :]:

@@ -107,3 +107,21 @@ def test_every_rule_the_data_names_exists_and_every_rule_can_fire() -> None:
     for (symbol, target), _call in load_call_rewrites(ruleset.tables["calls"]).items():
         assert ruleset.symbol(symbol) is not None, f"calls.toml rewrites {symbol}, which no symbol table knows"
         assert target in ruleset.targets
+
+
+def test_every_rule_is_in_one_inventory_area(cli: Cli) -> None:
+    """The report groups findings by the areas of rules.toml: none of the bundled rules falls outside them, and
+    `cudaport rule` names a rule's area."""
+    ruleset = load_ruleset()
+    listed = [code for area in ruleset.areas for code in area.rules]
+    assert sorted(listed) == sorted(ruleset.rules)
+    assert len(listed) == len(set(listed))
+    assert [a.name for a in ruleset.areas] == [
+        "framework API",
+        "runtime API",
+        "libraries",
+        "hand-written kernels",
+        "build and environment",
+        "binaries",
+    ]
+    assert "Area: binaries" in cli("rule", "CP9001").out

@@ -132,6 +132,19 @@ class Target:
     derive: tuple[Derivation, ...] = ()  # counterparts worked out from CUDA names instead of a column of its own
 
 
+OTHER_AREA = "other"  # the report's area for a rule no [[area]] lists (a house rule that names none)
+
+
+@dataclass(frozen=True, slots=True)
+class Area:
+    """A part of the project's CUDA inventory as the migration guides take it (framework API, runtime API,
+    libraries, hand-written kernels, build and environment, binaries)."""
+
+    name: str
+    about: str
+    rules: tuple[str, ...]
+
+
 @dataclass(frozen=True, slots=True)
 class RuleDocs:
     what: str
@@ -154,6 +167,7 @@ class Rule:
     docs: RuleDocs
     versions: str = "CUDA"  # whose release numbers the deprecated/removed columns hold (cuDNN has its own)
     url: str = ""  # its documentation; "" = the rule file's `docs-url` for its code
+    area: str = OTHER_AREA  # the part of the inventory the report puts it in (rules.toml's [[area]])
 
 
 DEFAULT_KEY = "default"  # `difficulty.default` in a rule: for every target it does not name
@@ -265,6 +279,7 @@ class RuleSet:
     sources: list[Path] = field(default_factory=list)
     versions: Mapping[str, str] = field(default_factory=dict)  # target -> the release the user builds with
     docs_url: str = ""  # rules.toml's `docs-url`: where a rule's documentation is, `{code}` standing for it
+    areas: tuple[Area, ...] = ()  # the report's inventory areas, in the migration guides' order
     _header_cache: dict[str, Symbol | None] = field(default_factory=dict, repr=False)
     _outcome_cache: dict[tuple[int, str], Outcome] = field(default_factory=dict, repr=False)
 
@@ -732,7 +747,29 @@ def _load_rules_toml(ruleset: RuleSet, path: Path) -> None:
         if rule.code in ruleset.rules:
             raise RuleDataError(f"{path}: rule {rule.code} is defined twice")
         ruleset.rules[rule.code] = rule
+    ruleset.areas = _areas(data.get("area", []), ruleset, path)
     ruleset.sources.append(path)
+
+
+def _areas(raw: list[Any], ruleset: RuleSet, path: Path) -> tuple[Area, ...]:
+    """`[[area]]`: every rule in exactly one area (a rule's own `area = ...` wins); rules get their area's name."""
+    areas = []
+    owner: dict[str, str] = {}
+    for index, entry in enumerate(raw):
+        where = f"{path}: area #{index + 1}"
+        name = _req_str(entry, "name", where)
+        codes = tuple(str(code) for code in entry.get("rules", []))
+        for code in codes:
+            if code not in ruleset.rules:
+                raise RuleDataError(f"{where} ({name}) names unknown rule {code!r}")
+            if code in owner:
+                raise RuleDataError(f"{where}: rule {code} is already in area {owner[code]!r}")
+            owner[code] = name
+        areas.append(Area(name, str(entry.get("about", "")), codes))
+    for code, rule in list(ruleset.rules.items()):
+        if rule.area == OTHER_AREA and code in owner:
+            ruleset.rules[code] = dataclasses.replace(rule, area=owner[code])
+    return tuple(areas)
 
 
 _CODE = re.compile(r"^CP\d{4}$")
@@ -756,6 +793,7 @@ def _parse_rule(entry: Mapping[str, Any], where: str, ruleset: RuleSet) -> Rule:
         renames=bool(entry.get("renames", True)),
         versions=str(entry.get("versions", "CUDA")),
         url=str(entry.get("url", "")),
+        area=str(entry.get("area", OTHER_AREA)),
         docs=RuleDocs(
             what=str(docs.get("what", "")).strip(),
             why=str(docs.get("why", "")).strip(),

@@ -187,6 +187,8 @@ class PythonKnowledge:
     options: dict[tuple[str, str, str], OptionEntry] = field(default_factory=dict)  # (call, keyword, value)
     option_calls: frozenset[str] = frozenset()  # the calls those options belong to
     option_words: frozenset[str] = frozenset()  # their last components (`compile`), which a chain must end with
+    flag_keywords: frozenset[str] = frozenset()  # keyword arguments whose strings are compiler/linker flags
+    requirement_keywords: frozenset[str] = frozenset()  # ... whose strings are requirements (install_requires)
     _matches: dict[tuple[str, ...], tuple[ApiEntry, int] | None] = field(default_factory=dict)
 
     def match(self, parts: list[str]) -> tuple[ApiEntry, int] | None:
@@ -318,6 +320,8 @@ def load_python_knowledge(ruleset: RuleSet) -> PythonKnowledge:
         option_calls=frozenset(call for call, _, _ in options),
         option_words=frozenset(call.rsplit(".", 1)[-1] for call, _, _ in options),
         command_calls=frozenset(str(c) for c in table.get("commands", {}).get("calls", [])),
+        flag_keywords=frozenset(str(k) for k in table.get("build", {}).get("flag-keywords", [])),
+        requirement_keywords=frozenset(str(k) for k in table.get("build", {}).get("requirement-keywords", [])),
     )
     knowledge.words = frozenset(_words(list(exact) + list(wildcards))) | frozenset(methods) | frozenset(env_exact)
     knowledge.words |= frozenset(re.findall(r"[A-Za-z_]\w*", " ".join(commands)))  # nvidia-smi: `nvidia`, `smi`

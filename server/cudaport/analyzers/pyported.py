@@ -193,7 +193,7 @@ class Reviewer:
         return None
 
     def _already(self, where: str) -> str:
-        return f"{where} already names {self.label}, so it runs on {self.platform}"
+        return f"{where} already provides for {self.platform}, so it runs there"
 
     def _abstraction_side(self, class_node: Node) -> str | None:
         """A class naming CUDA (`CUDA_Accelerator`) whose file or module has a sibling for the target

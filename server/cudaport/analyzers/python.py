@@ -24,7 +24,7 @@ from tree_sitter import Node, Parser, Tree
 
 from ..models import Applicability, Difficulty, Edit, Finding, FindingData, Fix
 from ..ruleset import RuleSet, Symbol, TargetMapping
-from . import pystrings, pywindows
+from . import pybuild, pystrings, pywindows
 from .base import FileContext, IncrementalProfile
 from .pyimports import PYTHON_LANGUAGE, ImportedName, Imports, ImportStatement, StatementFacts, spelled
 from .pyknow import (
@@ -164,6 +164,8 @@ class PythonAnalyzer:
             self._hit(file, start, start + len(word), word)
         if windows is not None:
             self._uses_elsewhere(file)
+        # flags and requirements of build keywords: a whole-module reading (a flag list is built across the file)
+        file.findings.extend(pybuild.build_findings(data, root, context, self.ruleset, self.know))
         platform = self.ruleset.targets[context.target].label if context.target in self.ruleset.targets else ""
         where = Path(context.path) if context.path else None
         Reviewer(self.ported, data, root, context.target, platform or context.target, where).review(file.findings)

@@ -23,7 +23,7 @@ def difficulty_table(rule: Rule, targets: list[str]) -> list[tuple[str, str, str
 
 def rule_text(rule: Rule, targets: list[str] | None = None) -> str:
     targets = targets or sorted(set(rule.difficulty) | set(rule.unmapped))
-    lines = [f"{rule.code} ({rule.name}): {rule.summary}", ""]
+    lines = [f"{rule.code} ({rule.name}): {rule.summary}", "", f"Area: {rule.area}", ""]
     lines.append("Difficulty by target (with a counterpart / without one):")
     for target, with_counterpart, without in difficulty_table(rule, targets):
         lines.append(f"  {target}: {with_counterpart} / {without}")
@@ -34,7 +34,7 @@ def rule_text(rule: Rule, targets: list[str] | None = None) -> str:
 
 def rule_markdown(rule: Rule, targets: list[str] | None = None) -> str:
     targets = targets or sorted(set(rule.difficulty) | set(rule.unmapped))
-    lines = [f"## {rule.code}: {rule.name}", "", rule.summary, ""]
+    lines = [f"## {rule.code}: {rule.name}", "", rule.summary, "", f"Area: {rule.area}", ""]
     lines += ["| target | with a counterpart | without one |", "|---|---|---|"]
     for target, with_counterpart, without in difficulty_table(rule, targets):
         lines.append(f"| {target} | {with_counterpart} | {without} |")
@@ -68,11 +68,11 @@ def all_rules_markdown(ruleset: RuleSet) -> str:
         )
         + ".",
         "",
-        "| code | name | summary |",
-        "|---|---|---|",
+        "| code | name | area | summary |",
+        "|---|---|---|---|",
     ]
     for rule in ruleset.rules.values():
-        header.append(f"| [{rule.code}](#{rule.code.lower()}) | {rule.name} | {rule.summary} |")
+        header.append(f"| [{rule.code}](#{rule.code.lower()}) | {rule.name} | {rule.area} | {rule.summary} |")
     # an explicit anchor per rule, so `RULES.md#cp1001` (the index above, SARIF helpUri) resolves on any renderer
     body = [f'<a id="{rule.code.lower()}"></a>\n\n' + rule_markdown(rule, targets) for rule in ruleset.rules.values()]
     return "\n".join(header) + "\n\n" + "\n".join(body)

@@ -18,12 +18,14 @@ from .checklist import CheckItem
 from .model import Availability, Report, TargetSummary, WorkItem
 from .phrases import (
     DIFFICULTY_MEANINGS,
+    TALLY_ORDER,
     TOP_APIS,
     TOP_DIRECTORIES,
     availability_words,
     cheapest_sentence,
     languages_text,
     share_text,
+    tally_text,
 )
 from .svg import Bar, Group, stacked_bars
 from .tally import DIFFICULTIES, Tally
@@ -391,25 +393,30 @@ def _work_table(report: Report, target: str, items: list[WorkItem]) -> str:
 def _dependency_section(report: Report) -> str:
     names = report.target_names
     head = "".join(_heading(4 + i, f"{report.label(n)} counterpart", "text") for i, n in enumerate(names))
-    rows = []
-    for dep in report.dependencies:
-        apis = ", ".join(f"<code>{escape(name)}</code> {count}" for name, count in dep.apis.most_common(5))
-        if len(dep.apis) > 5:
-            apis += f" (+{len(dep.apis) - 5} more)"
-        cells = "".join(_availability_cell(dep.targets[n], n) for n in names)
-        rows.append(
-            f'<tr data-rule="{escape(dep.rule)}"><td data-value="{escape(dep.family)}">'
-            f"<strong>{escape(dep.family)}</strong> <small>{escape(dep.rule)}</small><br>"
-            f"<small>{inline(dep.summary)}</small></td>{_num(dep.uses)}{_num(dep.files)}"
-            f"<td>{apis}</td>{cells}</tr>"
+    tables = []
+    for area in report.areas:
+        rows = []
+        for dep in area.dependencies:
+            apis = ", ".join(f"<code>{escape(name)}</code> {count}" for name, count in dep.apis.most_common(5))
+            if len(dep.apis) > 5:
+                apis += f" (+{len(dep.apis) - 5} more)"
+            cells = "".join(_availability_cell(dep.targets[n], n) for n in names)
+            rows.append(
+                f'<tr data-rule="{escape(dep.rule)}"><td data-value="{escape(dep.family)}">'
+                f"<strong>{escape(dep.family)}</strong> <small>{escape(dep.rule)}</small><br>"
+                f"<small>{inline(dep.summary)}</small></td>{_num(dep.uses)}{_num(dep.files)}"
+                f"<td>{apis}</td>{cells}</tr>"
+            )
+        tables.append(
+            f'<h3 id="area-{_slug(area.name)}">{escape(area.name[:1].upper() + area.name[1:])}</h3>'
+            f'<div class="scroll"><table class="sortable" data-area="{escape(area.name)}"><caption>'
+            f"{escape(area.about)}: most used first, and what each target offers. Click a heading to sort."
+            "</caption><thead><tr>"
+            f"{_heading(0, 'library or API family', 'text')}{_heading(1, 'uses', 'number', 'num')}"
+            f"{_heading(2, 'files', 'number', 'num')}{_heading(3, 'names and constructs used', 'text')}"
+            f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
         )
-    table = (
-        '<div class="scroll"><table class="sortable" id="dependencies-table"><caption>CUDA libraries and API families, '
-        "most used first, and what each target offers. Click a heading to sort.</caption><thead><tr>"
-        f"{_heading(0, 'library or API family', 'text')}{_heading(1, 'uses', 'number', 'num')}"
-        f"{_heading(2, 'files', 'number', 'num')}{_heading(3, 'names and constructs used', 'text')}"
-        f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
-    )
+    table = _area_table(report) + "".join(tables)
     top = report.apis[:TOP_APIS]
     chart = ""
     if top:
@@ -425,6 +432,33 @@ def _dependency_section(report: Report) -> str:
         '<section id="dependencies"><h2>What the code depends on</h2>'
         f"{table}<h3>Most used APIs</h3>{chart}{_api_table(report)}</section>"
     )
+
+
+def _area_table(report: Report) -> str:
+    """The inventory by area, as the migration guides take it: where the work is before what it is."""
+    names = report.target_names
+    head = "".join(
+        _heading(3 + i, report.label(n), "text", title=f"findings on {report.label(n)}: {TALLY_ORDER}")
+        for i, n in enumerate(names)
+    )
+    rows = []
+    for area in report.areas:
+        cells = "".join(f'<td data-value="{area.targets[n].total}">{tally_text(area.targets[n])}</td>' for n in names)
+        rows.append(
+            f'<tr data-area="{escape(area.name)}"><td data-value="{escape(area.name)}">'
+            f'<a href="#area-{_slug(area.name)}">{escape(area.name)}</a><br><small>{escape(area.about)}</small></td>'
+            f"{_num(area.uses)}{_num(area.files)}{cells}</tr>"
+        )
+    return (
+        '<div class="scroll"><table class="sortable" id="areas-table"><caption>The inventory by area: uses, files, '
+        f"and findings per target ({TALLY_ORDER}).</caption><thead><tr>{_heading(0, 'area', 'text')}"
+        f"{_heading(1, 'uses', 'number', 'num')}{_heading(2, 'files', 'number', 'num')}{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
 def _availability_cell(availability: Availability, target: str) -> str:

@@ -173,29 +173,42 @@ def render_markdown(report: Report) -> str:
     # ---- dependencies ---------------------------------------------------------------------------------------------
     out.append("## What the code depends on")
     out.append("")
-    dep_rows = []
-    for dep in report.dependencies:
-        apis = ", ".join(f"{code(name)} {count}" for name, count in dep.apis.most_common(4))
-        more = len(dep.apis) - 4
-        if more > 0:
-            apis += f" (+{more} more)"
-        dep_rows.append(
-            [f"{text(dep.family)} ({dep.rule})", str(dep.uses), str(dep.files), apis]
-            + [text(availability_words(dep.targets[t])) for t in names]
+    area_rows = [
+        [text(area.name), str(area.uses), str(area.files)] + [tally_text(area.targets[t]) for t in names]
+        for area in report.areas
+    ]
+    out.append(f"By area (findings per target: {TALLY_ORDER}):")
+    out.append("")
+    out.extend(_table(["area", "uses", "files", *labels], area_rows, {1, 2}))
+    for area in report.areas:
+        out.append("")
+        out.append(f"### {text(area.name[:1].upper() + area.name[1:])}")
+        out.append("")
+        out.append(f"{text(area.about)}.")
+        out.append("")
+        dep_rows = []
+        for dep in area.dependencies:
+            apis = ", ".join(f"{code(name)} {count}" for name, count in dep.apis.most_common(4))
+            more = len(dep.apis) - 4
+            if more > 0:
+                apis += f" (+{more} more)"
+            dep_rows.append(
+                [f"{text(dep.family)} ({dep.rule})", str(dep.uses), str(dep.files), apis]
+                + [text(availability_words(dep.targets[t])) for t in names]
+            )
+        out.extend(
+            _table(
+                [
+                    "library or API family",
+                    "uses",
+                    "files",
+                    "names and constructs used",
+                    *[f"{label} counterpart" for label in labels],
+                ],
+                dep_rows,
+                {1, 2},
+            )
         )
-    out.extend(
-        _table(
-            [
-                "library or API family",
-                "uses",
-                "files",
-                "names and constructs used",
-                *[f"{label} counterpart" for label in labels],
-            ],
-            dep_rows,
-            {1, 2},
-        )
-    )
     out.append("")
     if report.apis:
         out.append(f"### Most used APIs (top {min(TOP_APIS, len(report.apis))} of {len(report.apis)})")

@@ -15,7 +15,7 @@ from .. import __version__
 from ..config import Settings
 from ..models import Difficulty
 from ..results import Diagnostic, RunResult
-from ..ruleset import RuleSet
+from ..ruleset import OTHER_AREA, RuleSet
 from ..runner import MultiTargetRun
 from .checklist import CheckItem, evaluate, load_checks
 from .tally import Tally
@@ -139,6 +139,20 @@ class Dependency:
     files: int
     apis: Counter[str]
     targets: dict[str, Availability]
+    area: str = ""
+
+
+@dataclass
+class AreaSummary:
+    """One part of the inventory (framework API, runtime API, libraries, kernels, build and environment,
+    binaries): how much of the project's CUDA dependency is there, and how hard it is on each target."""
+
+    name: str
+    about: str
+    uses: int
+    files: int
+    targets: dict[str, Tally]
+    dependencies: list[Dependency]
 
 
 @dataclass
@@ -179,6 +193,7 @@ class Report:
     dependencies: list[Dependency]
     apis: list[ApiUse]
     checks: list[CheckItem]
+    areas: list[AreaSummary] = field(default_factory=list)
 
     @property
     def target_names(self) -> list[str]:
@@ -236,7 +251,38 @@ def build_report(
         dependencies=dependencies,
         apis=apis,
         checks=checks,
+        areas=_areas(run, ruleset, dependencies, names),
     )
+
+
+def _areas(
+    run: MultiTargetRun, ruleset: RuleSet, dependencies: list[Dependency], names: list[str]
+) -> list[AreaSummary]:
+    """The inventory by area, in rules.toml's order (areas without findings left out; house rules' own areas and
+    "other" last)."""
+    order = {area.name: index for index, area in enumerate(ruleset.areas)}
+    about = {area.name: area.about for area in ruleset.areas}
+    files: dict[str, set[str]] = defaultdict(set)
+    tallies: dict[str, dict[str, Tally]] = defaultdict(lambda: {t: Tally() for t in names})
+    for target, result in run.runs.items():
+        for diag in result.diagnostics:
+            area = _area(ruleset, diag.rule)
+            files[area].add(diag.path)
+            tallies[area][target].add(diag.difficulty)
+    out = []
+    for name in sorted(tallies, key=lambda a: (order.get(a, len(order)), a)):
+        members = [d for d in dependencies if d.area == name]
+        out.append(
+            AreaSummary(
+                name, about.get(name, ""), sum(d.uses for d in members), len(files[name]), tallies[name], members
+            )
+        )
+    return out
+
+
+def _area(ruleset: RuleSet, code: str) -> str:
+    rule = ruleset.rules.get(code)
+    return rule.area if rule is not None else OTHER_AREA
 
 
 def _now() -> str:
@@ -383,6 +429,7 @@ def _dependencies(run: MultiTargetRun, ruleset: RuleSet, targets: list[str]) -> 
                 files=len({d.path for diags in per_target.values() for d in diags}),
                 apis=Counter(d.finding.symbol for d in widest),
                 targets=availability,
+                area=_area(ruleset, code),
             )
         )
     dependencies.sort(key=lambda d: (-d.uses, d.rule))

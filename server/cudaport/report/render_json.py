@@ -94,10 +94,22 @@ def report_document(report: Report) -> dict[str, Any]:
             ]
             for t, items in report.work.items()
         },
+        "areas": [
+            {
+                "name": a.name,
+                "about": a.about,
+                "uses": a.uses,
+                "files": a.files,
+                "targets": {t: tally.as_dict() for t, tally in a.targets.items()},
+                "rules": [d.rule for d in a.dependencies],
+            }
+            for a in report.areas
+        ],
         "dependencies": [
             {
                 "rule": d.rule,
                 "name": d.name,
+                "area": d.area,
                 "family": d.family,
                 "summary": d.summary,
                 "uses": d.uses,
