@@ -1,6 +1,6 @@
 // End-to-end test of the packaged extension in a real VS Code: code-server in headless Chromium, driven by
 // playwright-core with the keyboard. Installs the VSIX, opens a workspace with a CUDA file and a PyTorch script, and
-// checks squiggles, the Problems panel, a quick fix written to disk, a target switch and fix-all.
+// checks squiggles, the Problems panel (inventory files too), a quick fix written to disk, a target switch and fix-all.
 //
 //   node e2e/run.mjs [--vsix path] [--keep]
 // Exit code 0 when every check passes; screenshots of a failure go to e2e/artifacts/ (git-ignored).
@@ -39,7 +39,7 @@ const userData = join(root, "user-data");
 const extensions = join(root, "extensions");
 const workspace = join(root, "workspace");
 for (const dir of [home, join(userData, "User"), extensions, workspace]) mkdirSync(dir, { recursive: true });
-for (const name of ["kernel.cu", "train.py"]) copyFileSync(join(here, "workspace", name), join(workspace, name));
+for (const name of ["kernel.cu", "train.py", "Dockerfile", "requirements.txt"]) copyFileSync(join(here, "workspace", name), join(workspace, name));
 const settingsFile = join(userData, "User", "settings.json");
 function writeSettings(extra) {
   const settings = {
@@ -217,6 +217,20 @@ try {
       const text = await problemsText();
       return text.includes("cudaMalloc") && text.includes("hipMalloc") && text.includes("CP1001");
     }, "cudaMalloc → hipMalloc in the Problems panel");
+  });
+
+  await step("inventory files: a Dockerfile and a requirements file get their findings", async () => {
+    await openFile("Dockerfile");
+    await waitFor(async () => {
+      const text = await problemsText();
+      return text.includes("CP8201") && text.includes("nvidia/cuda");
+    }, "the CUDA base image in the Problems panel", 60000);
+    await openFile("requirements.txt");
+    await waitFor(async () => {
+      const text = await problemsText();
+      return text.includes("CP8101") && text.includes("+rocm6.2");
+    }, "the CUDA wheel and its ROCm build in the Problems panel", 60000);
+    await openFile("kernel.cu");
   });
 
   await step("Ctrl+. on cudaMalloc applies hipMalloc and the saved file changes", async () => {

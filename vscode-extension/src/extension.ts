@@ -28,6 +28,8 @@ const INVENTORY_LANGUAGES = [
   "cmake", "makefile", "dockerfile", "pip-requirements", "shellscript", "yaml", "json", "jsonc", "toml", "cython",
   "ini",
 ];
+const INVENTORY_NAMES =
+  "**/{CMakeLists.txt,*.cmake,requirements*.txt,constraints*.txt,requirements/*.txt,Pipfile,Dockerfile*,Containerfile*,*.dockerfile,*.slurm,*.sbatch,*.pyx,*.pxd}";
 const DOCUMENTS = [
   { scheme: "file", language: "cuda-cpp" },
   { scheme: "file", language: "cpp" },
@@ -37,6 +39,9 @@ const DOCUMENTS = [
   { scheme: "untitled", language: "python" },
   { scheme: "vscode-notebook-cell", language: "python" },
   ...INVENTORY_LANGUAGES.map((language) => ({ scheme: "file", language })),
+  // Inventory files VS Code has no language for without another extension (CMake, pip requirements): by name,
+  // whatever their language id; the server tells their kind from the name (rules/files.toml), as the CLI does.
+  { scheme: "file", pattern: INVENTORY_NAMES },
 ];
 
 let client: LanguageClient | undefined;
