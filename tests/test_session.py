@@ -14,6 +14,7 @@ from conftest import Cli
 from cudaport.config import Settings
 from cudaport.engine import Engine
 from cudaport.models import Finding
+from cudaport.presence import Presence
 from cudaport.ruleset import load_ruleset
 from cudaport.session import Session
 from cudaport.source import LineIndex
@@ -39,6 +40,13 @@ SNIPPETS = [
     "{}",
     ";",
     "__shfl_down_sync(0xffffffff, v, 1);",
+    # the words finders test the whole buffer for before working (kept per edit by the session's Presence)
+    "<<<",
+    "<<<1, 32>>>",
+    'asm("mov.u32 %0, %%laneid;" : "=r"(l));',
+    "\n#include <cooperative_groups.h>\n",
+    "__launch_bounds__(256, 2) ",
+    "operator",
 ]
 
 
@@ -100,3 +108,23 @@ def test_lone_surrogates_in_the_buffer_keep_the_session_equal_to_a_whole_file_ch
     rng = random.Random(7)
     snippets = [s.encode("utf-8", "surrogatepass") for s in [*SNIPPETS, "\ud800", "/* \udfff */"]]
     _edit_and_compare(engine, session, rng, snippets, 60)
+
+
+def test_presence_follows_edits_like_a_fresh_search() -> None:
+    """The session's word counts answer as `word in data` would after any edit, self-overlapping words too."""
+    rng = random.Random(7)
+    words = [b"<<<", b"asm", b"aa", b"__shared__", b"#", b"operator"]
+    alphabet = [b"<", b"a", b"s", b"m", b"#", b" ", b"__shared__", b"operator", b"\n"]
+    data = b"".join(rng.choice(alphabet) for _ in range(200))
+    presence = Presence()
+    for step in range(3000):
+        for word in rng.sample(words, 3):
+            assert presence.has(data, word) == (word in data), (step, word)
+        start = rng.randrange(len(data) + 1)
+        end = min(len(data), start + rng.randrange(6))
+        text = b"".join(rng.choice(alphabet) for _ in range(rng.randrange(4)))
+        new = data[:start] + text + data[end:]
+        presence.edited(data, new, start, end, text)
+        data = new
+    other = b"a buffer the counts did not follow: asm"
+    assert presence.has(other, b"asm") and not presence.has(other, b"<<<")

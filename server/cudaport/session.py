@@ -27,6 +27,7 @@ from tree_sitter import Language, Query, QueryCursor
 
 from .analyzers.base import FileContext, IncrementalProfile, search_windows
 from .models import Edit, Finding, Fix
+from .presence import Presence
 from .ruleset import RuleSet
 from .source import LineIndex
 
@@ -73,6 +74,7 @@ class Session:
         self.context_stale = False  # an edit touched an #include: the project headers are looked up again
         self.incremental_runs = 0  # incremental analyses since the last whole-file one
         self._wide: dict[int, Finding] | None = None  # id -> finding reaching far from its start (see _near)
+        self.presence = Presence()  # the finders' "does the buffer contain X" tests, kept up to date per edit
 
     # ---- state ----------------------------------------------------------------------------------------------
     @property
@@ -130,6 +132,7 @@ class Session:
         lines = self.lines
         new_end = start + len(text)
         data = old[:start] + text + old[end:]
+        self.presence.edited(old, data, start, end, text)
         profile = self.profile
         if profile is not None and not self.needs_full:
             touched_old = (old.rfind(b"\n", 0, start) + 1, _line_end(old, end))
@@ -192,10 +195,14 @@ class Session:
         first = bisect.bisect_left(_Starts(findings), start - _NEAR)
         kept: list[Finding] = findings[:first]
         touched_early = set()
+        # A file's one finding of a file-level rule (the first kernel without a runtime include) touched: the next
+        # first one may be anywhere, so the whole file is analysed again.
+        file_level = profile.file_level if profile is not None else frozenset()
         for finding in self._wide_before(first).values():
             if touched_by(finding, start, end):
                 dirty.append(covering(finding.start, finding.end))
                 touched_early.add(id(finding))
+                self.needs_full = self.needs_full or finding.rule in file_level
             else:
                 _moved(finding, end, delta)  # its fix may reach past the edit
         if touched_early:
@@ -209,6 +216,7 @@ class Session:
                 # The change touches the finding or its fix: it is found again (or not) by re-analysis.
                 dirty.append(covering(finding.start, finding.end))
                 wide.pop(id(finding), None)
+                self.needs_full = self.needs_full or finding.rule in file_level
                 continue
             after = finding.start > end
             if after and lines_moved and finding.data.get("ported"):
@@ -223,6 +231,7 @@ class Session:
             if id(finding) in wide and touched_by(finding, start, end):
                 dirty.append(covering(finding.start, finding.end))
                 del wide[id(finding)]
+                self.needs_full = self.needs_full or finding.rule in file_level
                 continue
             if lines_moved and finding.data.get("ported"):
                 refresh.append((finding.start + delta, finding.end + delta))
@@ -317,6 +326,7 @@ class Session:
         language = self.language
         assert language is not None
         self.context = engine.context_for(self.path, self.data)
+        self.context.presence = self.presence
         self.context_stale = False
         findings, tree = engine.check_data(self.data, language, self.path, tree, self.context)
         self.tree = tree
@@ -365,6 +375,7 @@ class Session:
             return None
         if self.context is None or self.context_stale:
             context = engine.context_for(self.path, data)
+            context.presence = self.presence
             if self.context is not None and context.shims != self.context.shims:
                 self.context = context
                 return None  # an #include brought in (or dropped) a header that maps CUDA names

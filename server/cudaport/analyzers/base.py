@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..models import Finding
+from ..presence import Presence
 
 
 class BadInput(ValueError):
@@ -50,7 +51,7 @@ class FileContext:
     out on first use: most files never need them (only findings that may be already ported, or a kernel file
     without a runtime include, ask)."""
 
-    __slots__ = ("_data", "_file", "_includes", "_project", "_shims", "path", "target")
+    __slots__ = ("_data", "_file", "_includes", "_project", "_shims", "path", "presence", "target")
 
     def __init__(
         self,
@@ -70,6 +71,12 @@ class FileContext:
         self._data = data
         self._shims = shims if shims is not None or self._project is not None else {}
         self._includes: frozenset[str] | object | None = includes if self._project is None else _UNKNOWN
+        # An editor session's word counts, kept up to date across edits (None: test the buffer itself).
+        self.presence: Presence | None = None
+
+    def has(self, data: bytes, word: bytes) -> bool:
+        """Whether the buffer contains `word` (anywhere, comments too: a quick test before real work)."""
+        return self.presence.has(data, word) if self.presence is not None else word in data
 
     @property
     def shims(self) -> Mapping[str, ShimMapping]:

@@ -49,11 +49,17 @@ class Scan:
             self._words = words
         return self._words
 
+    def has(self, word: bytes) -> bool:
+        """Whether the whole buffer contains `word` (a quick test; an editor session answers it per edit)."""
+        return self.context.has(self.data, word)
+
     def mentions(self, word: str) -> bool:
         """Whether the whole buffer (not only the windows) names `word`; remembered per scan."""
         known = self._mentions.get(word)
         if known is None:
-            known = self._mentions[word] = re.search(rb"\b%s\b" % re.escape(word.encode()), self.data) is not None
+            encoded = word.encode()
+            known = self.has(encoded) and re.search(rb"\b%s\b" % re.escape(encoded), self.data) is not None
+            self._mentions[word] = known
         return known
 
     def wanted(self, start: int) -> bool:

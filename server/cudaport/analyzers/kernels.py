@@ -31,11 +31,11 @@ _DEFINITIONS = frozenset({"function_definition"})
 
 
 def find_kernels(scan: Scan) -> Iterator[Finding]:
-    if b"__global__" in scan.data:
+    if scan.has(b"__global__"):
         yield from _definitions(scan)
-    if b"<<<" in scan.data:
+    if scan.has(b"<<<"):
         yield from _launches(scan)
-    if b"__launch_bounds__" in scan.data and LAUNCH_BOUNDS in scan.ruleset.rules:
+    if scan.has(b"__launch_bounds__") and LAUNCH_BOUNDS in scan.ruleset.rules:
         yield from _launch_bounds(scan)
 
 

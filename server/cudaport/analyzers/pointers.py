@@ -30,7 +30,7 @@ def find_pointer_arithmetic(scan: Scan) -> Iterator[Finding]:
     target = scan.ruleset.targets.get(scan.context.target)
     if target is None or not target.pointer_types:
         return
-    present = [name for name in target.pointer_types if name.encode() in scan.data]
+    present = [name for name in target.pointer_types if scan.has(name.encode())]
     if not present:
         return
     variables = _variables_of(scan, present)

@@ -79,7 +79,7 @@ class AsmBlock:
 
 
 def find_inline_asm(scan: Scan, table: PtxTable) -> Iterator[Finding]:
-    if b"asm" not in scan.data:
+    if not scan.has(b"asm"):
         return
     seen_end = -1
     for match in (m for lo, hi in scan.windows for m in _ASM.finditer(scan.data, lo, hi)):

@@ -27,7 +27,7 @@ VECTOR_TYPE = re.compile(r"\b(?:u?char|u?short|u?int|u?long|(?:u|)longlong|float
 def find_vector_operators(scan: Scan) -> Iterator[Finding]:
     """Only for a target whose vector types define operators themselves (`vector-operators` in targets.toml)."""
     target = scan.ruleset.targets.get(scan.context.target)
-    if target is None or not target.vector_operators or b"operator" not in scan.data:
+    if target is None or not target.vector_operators or not scan.has(b"operator"):
         return
     for lo, hi in scan.windows:
         for match in _OPERATOR.finditer(scan.data, lo, hi):

@@ -64,10 +64,10 @@ def find_warp_assumptions(scan: Scan) -> Iterator[Finding]:
     if target is not None and target.lanes == CUDA_LANES:
         return  # a 32-lane target runs what assumes 32-lane warps
     data = scan.data
-    if not any(word in data for word in _GATE):
+    if not any(scan.has(word) for word in _GATE):
         return
     shared_sizes: set[int] = set()
-    if b"__shared__" in scan.data:
+    if scan.has(b"__shared__"):
         for shared in _shared_arrays(scan):
             shared_sizes.add(shared.start)
             yield shared
