@@ -245,3 +245,54 @@ def test_targets_are_named_case_insensitively_and_by_alias(cli: Cli, tmp_path: P
     assert [t["name"] for t in report["targets"]] == ["hip", "npu"]
     bad = cli("check", "m.cu", "--target", "tpu", cwd=tmp_path)
     assert bad.code == 2 and "tpu" in bad.err and "alias" in bad.err
+
+
+# ---- habits users bring from ruff and hipify -------------------------------------------------------------------
+def test_option_mistakes_point_to_what_was_meant(cli: Cli, workdir: Path) -> None:
+    _write(workdir, "a.cu", RUNTIME_ONLY)
+    fix = cli("check", "a.cu", "--fix", cwd=workdir)
+    assert fix.code == 2 and fix.out == ""
+    assert "--fix is not a `check` option: `cudaport fix` applies the safe fixes" in fix.err
+    typo = cli("check", "a.cu", "--targt", "npu", cwd=workdir)
+    assert typo.code == 2 and "did you mean --target?" in typo.err
+    command = cli("chek", "a.cu", cwd=workdir)
+    assert command.code == 2 and "did you mean check?" in command.err
+    rule = cli("rule", "CP101", cwd=workdir)
+    assert rule.code == 2 and "did you mean CP1010" in rule.err
+    by_name = cli("rule", "cublas", cwd=workdir)
+    assert by_name.code == 0 and by_name.out.startswith("CP1010 (cublas)")
+
+
+def test_missing_paths_are_one_usage_error_without_a_summary(cli: Cli, workdir: Path) -> None:
+    for command in ("check", "fix", "report"):
+        result = cli(command, "no_such_dir", "no_such_file.cu", cwd=workdir)
+        assert result.code == 2, command
+        assert "no_such_dir, no_such_file.cu: no such file or directory" in result.err
+        assert "Found" not in result.out + result.err and "Fixed" not in result.out + result.err
+
+
+@pytest.mark.parametrize("spelling", ["NPU", "Ascend", "ascend", "npu"])
+def test_target_names_are_case_insensitive_with_vendor_aliases(cli: Cli, workdir: Path, spelling: str) -> None:
+    _write(workdir, "a.cu", RUNTIME_ONLY)
+    result = cli("check", "a.cu", "--target", spelling, "--format", "json", cwd=workdir)
+    assert result.json()["target"] == "npu"
+
+
+def test_check_rates_for_several_targets_at_once(cli: Cli, workdir: Path) -> None:
+    _write(workdir, "a.cu", RUNTIME_ONLY)
+    _write(workdir, "b.cuh", MANUAL_ONLY)
+    text = cli("check", ".", "--target", "hip,npu", cwd=workdir)
+    assert text.code == 1
+    blocks = text.out.split("\n== ")
+    assert text.out.startswith("== HIP ==\n") and blocks[1].startswith("Ascend NPU ==\n")
+    assert "for hip (" in blocks[0] and "for npu (" in blocks[1]
+    single = {t: cli("check", ".", "--target", t, "--format", "json", cwd=workdir).json() for t in ("hip", "npu")}
+    both = cli("check", ".", "--target", "hip,npu", "--format", "json", cwd=workdir).json()
+    assert both["targets"] == ["hip", "npu"] and both["runs"] == [single["hip"], single["npu"]]
+    sarif = cli("check", ".", "--target", "rocm,ascend", "--format", "sarif", cwd=workdir).json()
+    assert [run["properties"]["target"] for run in sarif["runs"]] == ["hip", "npu"]
+    # the exit code is the worst of the targets' (b.cuh: manual on hip, a blocker on npu)
+    assert cli("check", "b.cuh", "--target", "hip", "--fail-on", "blocker", cwd=workdir).code == 0
+    assert cli("check", "b.cuh", "--target", "npu", "--fail-on", "blocker", cwd=workdir).code == 1
+    assert cli("check", "b.cuh", "--target", "hip,npu", "--fail-on", "blocker", cwd=workdir).code == 1
+    assert cli("check", "b.cuh", "--target", "hip,npu", "--exit-zero", cwd=workdir).code == 0

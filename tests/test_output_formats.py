@@ -183,23 +183,29 @@ def test_statistics_text_and_json(cli: Cli, workdir: Path) -> None:
     text = cli("check", ".", "--statistics", cwd=workdir)
     assert text.code == 1
     assert text.out.splitlines() == [
-        "35  CP1001  cuda-runtime-api  [35 fixable]",
-        " 8  CP2005  warp-size-arithmetic",
-        " 6  CP1003  cuda-device-function",
-        " 5  CP1030  cuda-kernel",
-        " 4  CP2001  warp-shuffle-sync",
-        " 2  CP2003  warp-mask-builtin",
-        " 2  CP2004  full-warp-mask",
-        " 2  CP2006  warp-sized-shared-array",
-        " 1  CP1031  kernel-launch",
-        " 1  CP2002  warp-vote",
+        "35  CP1001  cuda-runtime-api  (35 mechanical)  [35 fixable]",
+        " 8  CP2005  warp-size-arithmetic  (8 manual)",
+        " 6  CP1003  cuda-device-function  (6 portable)",
+        " 5  CP1030  cuda-kernel  (5 portable)",
+        " 4  CP2001  warp-shuffle-sync  (4 manual)",
+        " 2  CP2003  warp-mask-builtin  (2 manual)",
+        " 2  CP2004  full-warp-mask  (2 manual)",
+        " 2  CP2006  warp-sized-shared-array  (2 manual)",
+        " 1  CP1031  kernel-launch  (1 portable)",
+        " 1  CP2002  warp-vote  (1 manual)",
         "",
         "By difficulty: portable 12, mechanical 35, manual 19, blocker 0",
         "Files scanned: 2; findings: 66",
     ]
     data = cli("check", ".", "--statistics", "--format", "json", cwd=workdir).json()
     assert data["target"] == "hip" and data["files_scanned"] == 2
-    assert data["rules"][0] == {"code": "CP1001", "name": "cuda-runtime-api", "count": 35, "fixable": 35}
+    assert data["rules"][0] == {
+        "code": "CP1001",
+        "name": "cuda-runtime-api",
+        "count": 35,
+        "fixable": 35,
+        "difficulty": {"portable": 0, "mechanical": 35, "manual": 0, "blocker": 0},
+    }
     assert [r["code"] for r in data["rules"]] == [
         "CP1001",
         "CP2005",

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import difflib
 import json
+import re
 import os
 import sys
 from collections.abc import Sequence
@@ -36,7 +38,44 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:  # argparse exits with 2 too; keep its message format
         self.print_usage(sys.stderr)
         sys.stderr.write(f"cudaport: error: {message}\n")
+        choice = re.match(r"argument .*: invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if choice is not None:
+            known = [c.strip(" '") for c in choice.group(2).split(",")]
+            _suggest(choice.group(1), known)
         raise SystemExit(EXIT_ERROR)
+
+
+# Options users bring from other tools, and where cudaport has what they meant.
+_ELSEWHERE = {
+    ("check", "--fix"): "`cudaport fix` applies the safe fixes (`cudaport fix --diff` shows them first)",
+    ("check", "--diff"): "`cudaport fix --diff` shows the rewrites",
+    ("check", "--unsafe-fixes"): "`cudaport fix --unsafe-fixes` applies the fixes that need review",
+    ("fix", "--statistics"): "`cudaport check --statistics` counts the findings per rule",
+    ("fix", "--format"): "`cudaport check --format json|sarif|github` writes the findings for tools",
+}
+
+
+def _suggest(word: str, known: Sequence[str]) -> None:
+    close = difflib.get_close_matches(word, list(known), n=3, cutoff=0.6)
+    if close:
+        sys.stderr.write(f"cudaport: did you mean {' or '.join(close)}?\n")
+
+
+def _unknown_arguments(parser: argparse.ArgumentParser, command: str, unknown: list[str]) -> None:
+    """argparse's "unrecognized arguments", with where the option lives or what it was probably meant to be."""
+    parser.print_usage(sys.stderr)
+    sys.stderr.write(f"cudaport: error: unrecognized arguments: {' '.join(unknown)}\n")
+    options = [o for action in parser._actions for o in action.option_strings]
+    for word in unknown:
+        name = word.split("=", 1)[0]
+        if not name.startswith("-"):
+            continue
+        elsewhere = _ELSEWHERE.get((command, name))
+        if elsewhere is not None:
+            sys.stderr.write(f"cudaport: {name} is not a `{command}` option: {elsewhere}\n")
+        else:
+            _suggest(name, options)
+    raise SystemExit(EXIT_ERROR)
 
 
 def _selection_options(parser: argparse.ArgumentParser) -> None:
@@ -128,7 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        _unknown_arguments(_subparser(parser, args.command), args.command or "", unknown)
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_ERROR
@@ -151,6 +192,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     parser.print_help(sys.stderr)
     return EXIT_ERROR
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            chosen: argparse.ArgumentParser = action.choices[command]
+            return chosen
+    return parser
+
+
+def _existing(paths: Sequence[str]) -> None:
+    """Paths none of which exists are a usage error, said once before anything runs (no summary of nothing). With
+    some that exist, those are checked and each missing one is an error of the run (exit code 2)."""
+    if paths and not any(Path(p).exists() for p in paths):
+        raise UsageError(f"{', '.join(paths)}: no such file or directory")
 
 
 # ---- settings from the command line ------------------------------------------------------------------------------
@@ -213,34 +269,84 @@ def _use_color(choice: str, stream: TextIO) -> bool:
 def _check(args: argparse.Namespace) -> int:
     from . import runner
 
+    _existing(args.paths)
+    specs = _split(args.target) or []
+    if len(specs) > 1:
+        return _check_targets(args, specs)
     settings = settings_from_args(args)
     run = runner.check(args.paths, settings, jobs=args.jobs)
     _report_skips(run)
     ruleset = load_ruleset(settings.extra_rules)
     out: TextIO = sys.stdout
-    if args.statistics:
-        text = render_statistics(run, ruleset, as_json=args.format == "json")
-    elif args.format == "json":
-        text = render_json(run)
-    elif args.format == "sarif":
-        text = render_sarif(run, ruleset)
-    elif args.format == "github":
-        text = render_github(run, args.show_portable)
-    else:
-        color = args.output_file is None and _use_color(args.color, out)
-        text = render_text(run, args.show_portable, color)
-    if args.output_file is not None:
-        args.output_file.write_text(text, encoding="utf-8")
-    else:
-        out.write(text)
+    color = args.output_file is None and _use_color(args.color, out)
+    _write_output(args, _render_check(args, run, ruleset, color))
     if args.exit_zero or args.fail_on == "never":
         return EXIT_ERROR if run.errors else EXIT_OK
     return _exit_code(run, settings.fail_on)
 
 
+def _render_check(args: argparse.Namespace, run: RunResult, ruleset: RuleSet, color: bool) -> str:
+    if args.statistics:
+        return render_statistics(run, ruleset, as_json=args.format == "json")
+    if args.format == "json":
+        return render_json(run)
+    if args.format == "sarif":
+        return render_sarif(run, ruleset)
+    if args.format == "github":
+        return render_github(run, args.show_portable)
+    return render_text(run, args.show_portable, color)
+
+
+def _write_output(args: argparse.Namespace, text: str) -> None:
+    if args.output_file is not None:
+        try:
+            args.output_file.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.output_file}: {exc.strerror or exc}") from exc
+    else:
+        sys.stdout.write(text)
+
+
+def _check_targets(args: argparse.Namespace, specs: list[str]) -> int:
+    """`check --target hip,npu`: the files are read once and rated for each target; the output has each target's
+    findings in turn (text, GitHub), one SARIF run per target, or JSON `{"runs": [...]}` of the one-target
+    documents."""
+    from . import runner
+
+    args.target = specs[0]  # the configuration is resolved (and checked) as for one target
+    settings = settings_from_args(args)
+    targets, versions = _report_targets(specs, load_ruleset(settings.extra_rules))
+    if versions:
+        settings = dataclasses.replace(settings, versions={**settings.versions, **versions})
+    multi = runner.check_targets(args.paths, settings, targets, jobs=args.jobs)
+    _report_skips(_problems_of_every_target(multi))
+    ruleset = load_ruleset(settings.extra_rules).pinned(settings.versions)
+    runs = [multi.runs[t] for t in targets]
+    color = args.output_file is None and _use_color(args.color, sys.stdout)
+    if args.format in ("json", "sarif"):
+        documents = [json.loads(_render_check(args, run, ruleset, color)) for run in runs]
+        if args.format == "sarif":
+            merged = documents[0]
+            merged["runs"] = [r for document in documents for r in document["runs"]]
+        else:
+            merged = {"version": 1, "targets": targets, "runs": documents}
+        text = json.dumps(merged, ensure_ascii=False) + "\n"
+    else:
+        parts = []
+        for run in runs:
+            body = _render_check(args, run, ruleset, color)
+            parts.append(body if args.format == "github" else f"== {ruleset.targets[run.target].label} ==\n{body}")
+        text = ("" if args.format == "github" else "\n").join(parts)
+    _write_output(args, text)
+    if args.exit_zero or args.fail_on == "never":
+        return EXIT_ERROR if any(run.errors for run in runs) else EXIT_OK
+    return max(_exit_code(run, settings.fail_on) for run in runs)
+
+
 def _fix(args: argparse.Namespace) -> int:
     from . import runner
 
+    _existing(args.paths)
     settings = settings_from_args(args)
     result = runner.fix(args.paths, settings, jobs=args.jobs, unsafe=args.unsafe_fixes, diff_only=args.diff)
     _report_skips(result.run)
@@ -301,6 +407,7 @@ def _report(args: argparse.Namespace) -> int:
     from .progress import ProgressBar
     from .report import build_report, render
 
+    _existing(args.paths)
     specs = _split(args.target) or []
     fmt = _report_format(args)
     args.target = specs[0] if specs else None  # the configuration is resolved (and checked) as for `check`
@@ -355,7 +462,14 @@ def _rule(args: argparse.Namespace) -> int:
     code = args.code.strip().upper()
     rule = ruleset.rules.get(code)
     if rule is None:
-        raise UsageError(f"unknown rule {args.code!r}; `cudaport rule --all` lists them")
+        by_name = {r.name: r for r in ruleset.rules.values()}
+        rule = by_name.get(args.code.strip().lower())  # `cudaport rule cuda-runtime-api`, as ruff takes names
+    if rule is None:
+        close = [c for c in ruleset.rules if c.startswith(code)][:5]  # a code cut short: the rules it begins
+        close = close or difflib.get_close_matches(code, list(ruleset.rules), n=3, cutoff=0.6)
+        close += difflib.get_close_matches(args.code.strip().lower(), list(by_name), n=2, cutoff=0.6)
+        hint = f"did you mean {' or '.join(close)}? " if close else ""
+        raise UsageError(f"unknown rule {args.code!r}; {hint}`cudaport rule --all` lists them")
     if args.format == "markdown":
         sys.stdout.write(rule_markdown(rule, targets))
     elif args.format == "json":

@@ -236,6 +236,10 @@ def render_statistics(run: RunResult, ruleset: RuleSet, as_json: bool = False) -
         if diag.finding.fixable:
             fixable_by_rule[diag.rule] = fixable_by_rule.get(diag.rule, 0) + 1
     rows = sorted(by_rule.items(), key=lambda item: (-item[1], item[0]))
+    levels: dict[str, dict[str, int]] = {}
+    for diag in run.diagnostics:
+        per_rule = levels.setdefault(diag.rule, {})
+        per_rule[diag.difficulty.label] = per_rule.get(diag.difficulty.label, 0) + 1
     if as_json:
         data = {
             "target": run.target,
@@ -246,6 +250,7 @@ def render_statistics(run: RunResult, ruleset: RuleSet, as_json: bool = False) -
                     "name": ruleset.rules[code].name if code in ruleset.rules else "",
                     "count": count,
                     "fixable": fixable_by_rule.get(code, 0),
+                    "difficulty": {d.label: levels[code].get(d.label, 0) for d in Difficulty},
                 }
                 for code, count in rows
             ],
@@ -258,7 +263,10 @@ def render_statistics(run: RunResult, ruleset: RuleSet, as_json: bool = False) -
         name = ruleset.rules[code].name if code in ruleset.rules else ""
         fixable = fixable_by_rule.get(code, 0)
         mark = f"  [{fixable} fixable]" if fixable else ""
-        lines.append(f"{count:>{width}}  {code}  {name}{mark}")
+        spread = ", ".join(
+            f"{levels[code][d.label]} {d.label}" for d in reversed(Difficulty) if levels[code].get(d.label)
+        )
+        lines.append(f"{count:>{width}}  {code}  {name}  ({spread}){mark}")
     summary = run.summary()
     lines.append("")
     lines.append("By difficulty: " + ", ".join(f"{d.label} {summary[d.label]}" for d in Difficulty))
