@@ -9,8 +9,8 @@ import argparse
 import dataclasses
 import difflib
 import json
-import re
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
