@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import cudaport_module, target_finding_lines
+from conftest import cudaport_module, require_shared_reference, target_finding_lines
 from cudaport import cli
 from tooling import ensure_apt
 
@@ -267,8 +267,7 @@ def test_targets_everywhere(tmp_path: Path) -> None:
 
 
 def test_hipify_import_keeps_the_npu_and_mlu_columns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    reference = HERE.parents[1] / "shared" / "reference"  # ../shared beside the project
-    assert (reference / "cuda-hip-api-map.csv").is_file(), f"the shared reference data is missing at {reference}"
+    reference = require_shared_reference()
     monkeypatch.syspath_prepend(str(HERE.parent / "tools"))
     import import_hipify_map
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, SHARED_REFERENCE, Cli
+from conftest import REPO, SHARED_REFERENCE, Cli, require_shared_reference
 from cudaport.analyzers.calls import load_call_rewrites
 from cudaport.models import Difficulty
 from cudaport.ruleset import RuleSet, load_ruleset
@@ -28,7 +28,7 @@ HEADER_MAP = SHARED_REFERENCE / "cuda-hip-header-map.csv"
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
-    assert path.exists(), f"{path} is missing: the shared reference folder sits beside the repository"
+    require_shared_reference()
     with path.open(encoding="utf-8", newline="") as handle:
         return list(csv.DictReader(handle))
 
