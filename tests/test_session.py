@@ -128,3 +128,32 @@ def test_presence_follows_edits_like_a_fresh_search() -> None:
         data = new
     other = b"a buffer the counts did not follow: asm"
     assert presence.has(other, b"asm") and not presence.has(other, b"<<<")
+
+
+@pytest.mark.parametrize("target", ["hip", "npu", "musa"])
+def test_edits_on_directive_lines_keep_the_session_equal_to_a_whole_file_check(target: str) -> None:
+    """Text typed after `#include <...>`, `#if`/`#endif` and typedef lines is analysed where it is, not as a
+    whole-file change, unless it changes the directive: the findings stay those of a whole-file check."""
+    fixtures = sorted((Path(__file__).resolve().parent / "fixtures" / "c").glob("*.cu"))
+    text = b"".join(path.read_bytes() for path in fixtures)[:60000]
+    engine = Engine(Settings(target=target))
+    session = engine.open(Path("directives.cu"), text, "c")
+    session.analyse()
+    rng = random.Random(target)
+    whole_file_runs = 0
+    for burst in range(40):
+        for _ in range(rng.randint(1, 3)):
+            lines = session.data.split(b"\n")
+            directives = [i for i, line in enumerate(lines) if line.lstrip().startswith(b"#") or b"typedef" in line]
+            row = rng.choice(directives) if rng.random() < 0.7 else rng.randrange(len(lines))
+            end_of_line = sum(len(line) + 1 for line in lines[:row]) + len(lines[row])
+            typed = rng.choice([b"x", b"\n", b" ", b"", b" // note", b"\n#endif", b"\n#if 0"])
+            if typed:
+                session.edit(end_of_line, end_of_line, typed)
+            elif end_of_line:
+                session.edit(end_of_line - 1, end_of_line, b"")
+        whole_file_runs += session.needs_full
+        session.analyse()
+        whole, _ = engine.check_data(session.data, "c", session.path)
+        assert sorted(map(_identity, session.findings)) == sorted(map(_identity, whole)), f"burst {burst}"
+    assert whole_file_runs < 28  # most of these edits leave every directive as it was (35, 28, 35 when any was whole)

@@ -242,7 +242,8 @@ class ProjectIndex:
             listed = folders = 0
             for root in _outermost(self.roots):
                 for folder, subfolders, files in os.walk(root):
-                    subfolders[:] = [d for d in subfolders if d not in _SKIPPED_FOLDERS]
+                    # hidden folders (.git, .venv, caches, a benchmark's downloads) hold no header of the project
+                    subfolders[:] = [d for d in subfolders if d not in _SKIPPED_FOLDERS and not d.startswith(".")]
                     folders += 1
                     for file in files:
                         if os.path.splitext(file)[1].lower() in _SEARCHED_SUFFIXES:

@@ -137,7 +137,7 @@ class Session:
         if profile is not None and not self.needs_full:
             touched_old = (old.rfind(b"\n", 0, start) + 1, _line_end(old, end))
             touched_new = (touched_old[0], _line_end(data, new_end))
-            if _touches(profile.file_wide, old, data, touched_old, touched_new):
+            if _file_wide_change(profile, old, data, touched_old, touched_new):
                 self.needs_full = True  # a directive, import or suppression: findings anywhere may change
             elif profile.context_lines is not None and _touches(
                 profile.context_lines, old, data, touched_old, touched_new
@@ -253,7 +253,8 @@ class Session:
         for lo, hi, name, definition in self.declarations:
             kept_range = moved(lo, hi)
             if kept_range is None:
-                self.needs_full = True  # a CUDA-named declaration edited: uses anywhere may change meaning
+                # a CUDA-named definition edited: uses anywhere may change meaning (a prototype changes none)
+                self.needs_full = self.needs_full or definition
             else:
                 declarations.append((*kept_range, name, definition))
         self.declarations = declarations
@@ -344,8 +345,8 @@ class Session:
         tree = engine.analyzer(language).parse(data, old_tree)
         changed = [(r.start_byte, r.end_byte) for r in old_tree.changed_ranges(tree)]
         self.tree = tree
-        if any(profile.file_wide.search(data, lo, hi) for lo, hi in search_windows(data, changed)):
-            return None  # the syntax changed around a directive or import (a comment opened or closed above it)
+        if _directive_liveness_changed(profile, data, old_tree, tree, changed):
+            return None  # a comment or string opened or closed around a directive or import
         ranges = [*self.dirty, *changed]
         if not ranges and not self.refresh:
             return 0
@@ -370,8 +371,10 @@ class Session:
         # Only where the text or its syntax changed can a declaration have come or gone, or a definition have
         # become a prototype (`{}` -> `;`): either changes what every use of that name is.
         declared = _declarations(tree, profile, engine.ruleset, windows)
-        before = sorted(d[2:] for d in self.declarations if _starts_in(windows, d[0]))
-        if sorted(d[2:] for d in declared) != before:
+        # Only definitions (with a body) make a CUDA name the user's own: a prototype re-declares CUDA's, and
+        # half-typed code often parses a call as one.
+        before = sorted(d[2] for d in self.declarations if d[3] and _starts_in(windows, d[0]))
+        if sorted(d[2] for d in declared if d[3]) != before:
             return None
         if self.context is None or self.context_stale:
             context = engine.context_for(self.path, data)
@@ -609,6 +612,44 @@ def _moved(finding: Finding, end: int, delta: int) -> Finding:
 
 def _touches(pattern: Any, old: bytes, data: bytes, touched_old: tuple[int, int], touched_new: tuple[int, int]) -> bool:
     return bool(pattern.search(old, *touched_old) or pattern.search(data, *touched_new))
+
+
+def _directive_liveness_changed(
+    profile: IncrementalProfile, data: bytes, old_tree: Any, tree: Any, changed: list[tuple[int, int]]
+) -> bool:
+    """Whether a file-wide statement where the syntax changed went into or out of a comment or string. Its text
+    did not change (the edit's own lines are `_file_wide_change`'s), and the old tree, edited, speaks in the new
+    offsets: a line typed into, which the parser recovers from by re-reading the lines around it, is not a
+    whole-file change unless a directive there stopped or started being code."""
+    for lo, hi in search_windows(data, changed):
+        for match in profile.file_wide.finditer(data, lo, hi):
+            at = match.start()
+            if _in_literal(old_tree.root_node, at) != _in_literal(tree.root_node, at):
+                return True
+    return False
+
+
+def _in_literal(root: Any, at: int) -> bool:
+    node = root.descendant_for_byte_range(at, at + 1)
+    while node is not None:
+        if "comment" in node.type or "string" in node.type:
+            return True
+        if node.type.startswith("preproc") or (node.is_named and node.type in ("translation_unit", "module")):
+            return False
+        node = node.parent
+    return False
+
+
+def _file_wide_change(
+    profile: IncrementalProfile, old: bytes, data: bytes, touched_old: tuple[int, int], touched_new: tuple[int, int]
+) -> bool:
+    """Whether the edit changed a statement that acts on the whole file (see IncrementalProfile)."""
+    pattern = profile.file_wide
+    if not profile.file_wide_statements:
+        return _touches(pattern, old, data, touched_old, touched_new)
+    before = [m.group(0).rstrip() for m in pattern.finditer(old, *touched_old)]
+    after = [m.group(0).rstrip() for m in pattern.finditer(data, *touched_new)]
+    return before != after
 
 
 def _point(lines: LineIndex, offset: int) -> tuple[int, int]:

@@ -217,6 +217,10 @@ class IncrementalProfile:
     # file that never initialises the runtime): windows cannot place them, so the session keeps the one it has
     # and analyses the whole file when the edit could move or remove it.
     file_level: frozenset[str] = frozenset()
+    # Whether each `file_wide` match is the whole statement that acts on the file (the directive with its
+    # condition or header name): then an edit after which the touched lines hold the same matches, in order, is
+    # not file-wide (text typed after `#include <x.h>`, a new line after `#endif`). Otherwise any touched match is.
+    file_wide_statements: bool = False
 
 
 class Analyzer(Protocol):

@@ -61,18 +61,18 @@ _STATEMENTS = frozenset(
 _RETURN_DECLARATORS = frozenset({"pointer_declarator", "reference_declarator"})
 
 
-_SUPPRESSION = rb"cudaport:"
+_SUPPRESSION = rb"cudaport:[^\n]*"
 
 # What an edit can change, for the engine's analysis session (cudaport.session).
 INCREMENTAL = IncrementalProfile(
     file_wide=re.compile(
         # conditional compilation (which code paths are already dual-stack)
-        rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b"
+        rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b[^\n]*"
         # portability definitions: `#define cudaMalloc hipMalloc`, `typedef hipStream_t cudaStream_t;`
         rb"|^[ \t]*#[ \t]*define[ \t]+\w+[ \t]+[A-Za-z_][\w:]*[ \t]*(?://[^\n]*)?\r?$"
         rb"|^[ \t]*(?:typedef[ \t]+\w+[ \t]+\w+|using[ \t]+\w+[ \t]*=[ \t]*\w+)[ \t]*;"
         # includes: whether the file has its runtime include decides findings at its first kernel (CP1007)
-        rb"|^[ \t]*#[ \t]*include[ \t]*<"
+        rb"|^[ \t]*#[ \t]*include[ \t]*<[^>\n]*>?"
         rb"|" + _SUPPRESSION,
         re.MULTILINE,
     ),
@@ -94,6 +94,7 @@ INCREMENTAL = IncrementalProfile(
     ),
     declarations="(function_declarator (identifier) @name)",
     file_level=frozenset({"CP1032", IMPLICIT_RUNTIME_RULE}),  # one finding per file, at the first place it applies
+    file_wide_statements=True,  # each match above is the whole directive: typing after `#include <x.h>` is local
 )
 
 
@@ -864,7 +865,9 @@ def _collapsing_overloads(scan: Scan, findings: list[Finding]) -> None:
         if len(spellings) < 2:
             continue  # a prototype and its definition, or overloads on one CUDA type: nothing merges
         members.sort(key=lambda member: member[0])
-        first_line = scan.data.count(b"\n", 0, members[0][0]) + 1
+        # named by its type, not its line: a line number in a message goes stale as lines come and go above it
+        first = members[0][1]
+        first_type = first.symbol if first is not None else merged
         for _, later in members[1:]:
             if later is None:
                 continue
@@ -872,7 +875,7 @@ def _collapsing_overloads(scan: Scan, findings: list[Finding]) -> None:
             later.replacement = None
             later.difficulty = max(later.difficulty, Difficulty.MANUAL)
             later.message = (
-                f"{later.message}; with the overload of `{function}` on line {first_line} it becomes one "
+                f"{later.message}; with the overload of `{function}` on `{first_type}` it becomes one "
                 f"function on `{merged}`: keep one of them"
             )
 
