@@ -296,3 +296,18 @@ def test_check_rates_for_several_targets_at_once(cli: Cli, workdir: Path) -> Non
     assert cli("check", "b.cuh", "--target", "npu", "--fail-on", "blocker", cwd=workdir).code == 1
     assert cli("check", "b.cuh", "--target", "hip,npu", "--fail-on", "blocker", cwd=workdir).code == 1
     assert cli("check", "b.cuh", "--target", "hip,npu", "--exit-zero", cwd=workdir).code == 0
+
+
+def test_check_and_fix_draw_progress_only_on_a_terminal(cli: Cli, workdir: Path) -> None:
+    from test_report_cli import run_with_terminal_stderr
+
+    for index in range(60):
+        _write(workdir, f"part{index // 20}/f{index}.cu", RUNTIME_ONLY)
+    code, drawn = run_with_terminal_stderr(["check", ".", "--exit-zero"], workdir)
+    assert code == 0 and "Checking [" in drawn and "60/60 files 100%" in drawn and "\x1b[2K" in drawn
+    code, drawn = run_with_terminal_stderr(["fix", ".", "--diff"], workdir)
+    assert code == 0 and "Fixing [" in drawn and "Would fix 120 findings in 60 files." in drawn
+    code, drawn = run_with_terminal_stderr(["check", ".", "--exit-zero", "--no-progress"], workdir)
+    assert code == 0 and "Checking" not in drawn
+    piped = cli("check", ".", "--exit-zero", cwd=workdir)  # captured stderr: not a terminal
+    assert "Checking" not in piped.err and "\r" not in piped.err

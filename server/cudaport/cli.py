@@ -6,13 +6,14 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings (or, for `fix --diff`, c
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import difflib
 import json
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -21,6 +22,7 @@ from .config import ConfigError, Settings, load_settings
 from .models import Difficulty
 from .output.formats import render_github, render_json, render_sarif, render_statistics, render_text
 from .output.ruledoc import all_rules_markdown, rule_markdown, rule_text
+from .progress import ProgressBar
 from .results import RunResult
 from .ruleset import RuleDataError, RuleSet, load_ruleset
 
@@ -123,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--show-portable", action="store_true", help="list portable findings in text output")
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    check.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
     _selection_options(check)
 
     fix = sub.add_parser("fix", help="apply the safe rewrites in place (or show them with --diff)")
@@ -134,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=[d.label for d in Difficulty] + ["never"],
         help="lowest difficulty left after fixing that makes the exit code 1",
     )
+    fix.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
     _selection_options(fix)
 
     report = sub.add_parser(
@@ -200,6 +204,17 @@ def _subparser(parser: argparse.ArgumentParser, command: str | None) -> argparse
             chosen: argparse.ArgumentParser = action.choices[command]
             return chosen
     return parser
+
+
+@contextlib.contextmanager
+def _progress(args: argparse.Namespace, label: str) -> Iterator[ProgressBar]:
+    """A progress bar on stderr while a large tree is processed, when stderr is a terminal (never in pipes, files
+    or CI logs), erased when done."""
+    bar = ProgressBar(sys.stderr, label, enabled=False if args.no_progress else None)
+    try:
+        yield bar
+    finally:
+        bar.close()
 
 
 def _existing(paths: Sequence[str]) -> None:
@@ -274,7 +289,8 @@ def _check(args: argparse.Namespace) -> int:
     if len(specs) > 1:
         return _check_targets(args, specs)
     settings = settings_from_args(args)
-    run = runner.check(args.paths, settings, jobs=args.jobs)
+    with _progress(args, "Checking") as progress:
+        run = runner.check(args.paths, settings, jobs=args.jobs, progress=progress)
     _report_skips(run)
     ruleset = load_ruleset(settings.extra_rules)
     out: TextIO = sys.stdout
@@ -318,7 +334,8 @@ def _check_targets(args: argparse.Namespace, specs: list[str]) -> int:
     targets, versions = _report_targets(specs, load_ruleset(settings.extra_rules))
     if versions:
         settings = dataclasses.replace(settings, versions={**settings.versions, **versions})
-    multi = runner.check_targets(args.paths, settings, targets, jobs=args.jobs)
+    with _progress(args, "Checking") as progress:
+        multi = runner.check_targets(args.paths, settings, targets, jobs=args.jobs, progress=progress)
     _report_skips(_problems_of_every_target(multi))
     ruleset = load_ruleset(settings.extra_rules).pinned(settings.versions)
     runs = [multi.runs[t] for t in targets]
@@ -348,7 +365,10 @@ def _fix(args: argparse.Namespace) -> int:
 
     _existing(args.paths)
     settings = settings_from_args(args)
-    result = runner.fix(args.paths, settings, jobs=args.jobs, unsafe=args.unsafe_fixes, diff_only=args.diff)
+    with _progress(args, "Fixing") as progress:
+        result = runner.fix(
+            args.paths, settings, jobs=args.jobs, unsafe=args.unsafe_fixes, diff_only=args.diff, progress=progress
+        )
     _report_skips(result.run)
     if args.diff:
         sys.stdout.write("".join(result.diffs))
@@ -404,7 +424,6 @@ def _report_format(args: argparse.Namespace) -> str:
 
 def _report(args: argparse.Namespace) -> int:
     from . import runner
-    from .progress import ProgressBar
     from .report import build_report, render
 
     _existing(args.paths)
