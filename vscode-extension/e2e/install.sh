@@ -8,7 +8,22 @@ if [ -x node_modules/.bin/code-server ] && [ -d node_modules/playwright-core ]; 
 fi
 # code-server's install builds native modules and fetches ripgrep from hosts this network cannot reach:
 # build against the local Node headers, and hand @vscode/ripgrep Debian's rg in the tarball it would download.
-command -v rg >/dev/null || { echo "e2e/install.sh: ripgrep (apt-get install ripgrep) is required" >&2; exit 1; }
+# What it builds against and drives, from Debian's packages: installed here when run as root (as in CI), else named.
+missing=()
+command -v rg >/dev/null || missing+=(ripgrep)
+command -v krb5-config >/dev/null || missing+=(libkrb5-dev)  # code-server's kerberos module needs gssapi.h
+command -v chromium >/dev/null || missing+=(chromium)       # the browser the test drives
+command -v g++ >/dev/null || missing+=(g++)                 # native modules
+command -v make >/dev/null || missing+=(make)
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq "${missing[@]}" >/dev/null
+  else
+    echo "e2e/install.sh: missing ${missing[*]}: run  sudo apt-get install ${missing[*]}  and try again" >&2
+    exit 1
+  fi
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/tmp/vscode-ripgrep-cache-1.15.11" "$work/rg"
