@@ -197,3 +197,43 @@ def test_fix_inserts_the_runtime_include_in_a_kernel_file_that_had_none(cli: Cli
         b"// Copyright notice\r\n// second line\r\n\r\n#include <hip/hip_runtime.h>\r\n"
         b"__global__ void k(float* x) { x[threadIdx.x] = 0; }\r\n"
     )
+
+
+def test_output_dir_writes_the_fixed_tree_elsewhere_and_leaves_the_original(cli: Cli, workdir: Path) -> None:
+    project = workdir / "proj"
+    copy_fixtures(project / "src", ["runtime_check.cu", "warp_reduce.cu"])
+    (project / "src" / "notes.txt").write_text("build notes\n", encoding="utf-8")
+    (project / ".git").mkdir()
+    (project / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
+    result = cli("fix", "proj", "--output-dir", "ported", cwd=workdir)
+    assert result.code in (0, 1), result.err
+    assert "The fixed tree is under ported; the original is unchanged." in result.out
+    assert {p: p.read_bytes() for p in project.rglob("*") if p.is_file()} == before  # nothing in place changed
+    out = workdir / "ported" / "proj"
+    assert (out / "src" / "notes.txt").read_text(encoding="utf-8") == "build notes\n"  # the whole tree, copied
+    assert not (out / ".git").exists()
+    for name in ("runtime_check.cu", "warp_reduce.cu"):
+        expected = EXPECTED / "fixed" / name
+        fixed = (out / "src" / name).read_bytes()
+        assert fixed == (expected.read_bytes() if expected.exists() else before[project / "src" / name]), name
+    assert b"hipMalloc" in (out / "src" / "runtime_check.cu").read_bytes()
+    # the same tree fixed in place gives the same files
+    in_place = cli("fix", "proj", cwd=workdir)
+    assert in_place.code in (0, 1)
+    for name in ("runtime_check.cu", "warp_reduce.cu"):
+        assert (project / "src" / name).read_bytes() == (out / "src" / name).read_bytes()
+
+
+def test_output_dir_mistakes_are_usage_errors(cli: Cli, workdir: Path) -> None:
+    copy_fixtures(workdir / "proj", ["runtime_check.cu"])
+    (workdir / "taken").mkdir()
+    (workdir / "taken" / "x").write_text("x", encoding="utf-8")
+    for options, message in (
+        (["--output-dir", "taken"], "taken already exists and is not an empty directory"),
+        (["--output-dir", "proj/out"], "overlap"),
+        (["--output-dir", "out", "--diff"], "give it or --output-dir, not both"),
+    ):
+        result = cli("fix", "proj", *options, cwd=workdir)
+        assert result.code == 2 and message in result.err, (options, result.err)
+        assert not (workdir / "out").exists() and not (workdir / "proj" / "out").exists()

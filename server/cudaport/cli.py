@@ -138,6 +138,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="lowest difficulty left after fixing that makes the exit code 1",
     )
     fix.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
+    fix.add_argument(
+        "--output-dir",
+        type=Path,
+        metavar="DIR",
+        help="write the fixed tree under DIR (laid out as under the current directory) and leave the original as it is",
+    )
     _selection_options(fix)
 
     report = sub.add_parser(
@@ -363,11 +369,27 @@ def _check_targets(args: argparse.Namespace, specs: list[str]) -> int:
 def _fix(args: argparse.Namespace) -> int:
     from . import runner
 
+    from .outtree import OutputTree, OutputTreeError
+
     _existing(args.paths)
     settings = settings_from_args(args)
+    output = None
+    if args.output_dir is not None:
+        if args.diff:
+            raise UsageError("--diff shows the fixes and writes nothing: give it or --output-dir, not both")
+        try:
+            output = OutputTree(args.paths, args.output_dir)
+        except OutputTreeError as exc:
+            raise UsageError(str(exc)) from None
     with _progress(args, "Fixing") as progress:
         result = runner.fix(
-            args.paths, settings, jobs=args.jobs, unsafe=args.unsafe_fixes, diff_only=args.diff, progress=progress
+            args.paths,
+            settings,
+            jobs=args.jobs,
+            unsafe=args.unsafe_fixes,
+            diff_only=args.diff,
+            progress=progress,
+            output=output,
         )
     _report_skips(result.run)
     if args.diff:
@@ -380,6 +402,8 @@ def _fix(args: argparse.Namespace) -> int:
         )
     else:
         _print_fixed(result)
+        if args.output_dir is not None:
+            print(f"The fixed tree is under {args.output_dir}; the original is unchanged.")
     if args.fail_on == "never":
         return EXIT_ERROR if result.run.errors else EXIT_OK
     return _exit_code(result.run, settings.fail_on)  # --diff too: what would be left decides, as after a fix

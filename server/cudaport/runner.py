@@ -15,6 +15,7 @@ from .config import Settings
 from .engine import Engine, FileResult
 from .files import Excluded, Skipped, SourcePath, discover
 from .models import Finding
+from .outtree import OutputTree
 from .project import ProjectIndex, checkout_root
 from .results import Diagnostic, RunResult, sort_diagnostics
 from .source import LineIndex, SkipFile, write_atomic
@@ -244,7 +245,9 @@ def fix(
     unsafe: bool = False,
     diff_only: bool = False,
     progress: Progress | None = None,
+    output: OutputTree | None = None,
 ) -> FixResult:
+    """Apply the fixes in place, or (with `output`) to a copy of the tree written elsewhere."""
     run = collect(paths, settings)
     workers = worker_count(jobs, len(run.files))
     tally = _Tally(run)
@@ -255,8 +258,12 @@ def fix(
     # Every file is planned against the tree as it was, then written: a header rewritten early must not change
     # what the files that include it are told (the result would depend on the order of the workers).
     planned = list(_map(_fix_one, jobs_list, len(jobs_list), settings, _roots(paths, settings), workers, progress))
+    if output is not None:
+        output.copy()
     for outcome in planned:
         if outcome.rewritten is not None:
+            if output is not None and outcome.path is not None:
+                outcome.path = output.place(outcome.path)
             _write(outcome)
     for outcome in planned:
         if not tally.add(outcome):
