@@ -368,7 +368,6 @@ def _check_targets(args: argparse.Namespace, specs: list[str]) -> int:
 
 def _fix(args: argparse.Namespace) -> int:
     from . import runner
-
     from .outtree import OutputTree, OutputTreeError
 
     _existing(args.paths)
