@@ -335,11 +335,7 @@ def _check_targets(args: argparse.Namespace, specs: list[str]) -> int:
     documents."""
     from . import runner
 
-    args.target = specs[0]  # the configuration is resolved (and checked) as for one target
-    settings = settings_from_args(args)
-    targets, versions = _report_targets(specs, load_ruleset(settings.extra_rules))
-    if versions:
-        settings = dataclasses.replace(settings, versions={**settings.versions, **versions})
+    settings, targets = _target_settings(args, specs)
     with _progress(args, "Checking") as progress:
         multi = runner.check_targets(args.paths, settings, targets, jobs=args.jobs, progress=progress)
     _report_skips(_problems_of_every_target(multi))
@@ -417,6 +413,17 @@ def _print_fixed(result: FixResult) -> None:
     )
 
 
+def _target_settings(args: argparse.Namespace, specs: list[str]) -> tuple[Settings, list[str]]:
+    """The settings and targets for `--target hip@5.2,npu` (check and report): the configuration is resolved
+    (and checked) as for the first target, and each target's release pins its version."""
+    args.target = specs[0] if specs else None
+    settings = settings_from_args(args)
+    targets, versions = _report_targets(specs, load_ruleset(settings.extra_rules))
+    if versions:
+        settings = dataclasses.replace(settings, versions={**settings.versions, **versions})
+    return settings, targets or [settings.target]
+
+
 def _report_targets(specs: list[str], ruleset: RuleSet) -> tuple[list[str], dict[str, str]]:
     """`hip@5.2`, `npu` -> (["hip", "npu"], {"hip": "5.2"})."""
     resolved: list[str] = []
@@ -452,31 +459,17 @@ def _report(args: argparse.Namespace) -> int:
     _existing(args.paths)
     specs = _split(args.target) or []
     fmt = _report_format(args)
-    args.target = specs[0] if specs else None  # the configuration is resolved (and checked) as for `check`
-    settings = settings_from_args(args)
-    targets, versions = _report_targets(specs, load_ruleset(settings.extra_rules))
-    if versions:
-        settings = dataclasses.replace(settings, versions={**settings.versions, **versions})
-    targets = targets or [settings.target]
+    settings, targets = _target_settings(args, specs)
     ruleset = load_ruleset(settings.extra_rules).pinned(settings.versions)
-    progress = ProgressBar(sys.stderr, enabled=False if args.no_progress else None)
-    try:
+    with _progress(args, "Scanning") as progress:
         multi = runner.check_targets(args.paths, settings, targets, jobs=args.jobs, progress=progress)
-    finally:
-        progress.close()
     first = multi.runs[targets[0]]
     _report_skips(_problems_of_every_target(multi))
     report = build_report(multi, ruleset, settings, args.paths)
-    text = render(report, fmt)
+    _write_output(args, render(report, fmt))
     if args.output_file is not None:
-        try:
-            args.output_file.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot write {args.output_file}: {exc.strerror or exc}") from exc
         verdicts = ", ".join(f"{report.label(t)}: {report.summaries[t].scale.title.lower()}" for t in targets)
         print(f"cudaport: wrote {args.output_file} ({first.files_scanned} files; {verdicts})", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
     return EXIT_ERROR if report.errors else EXIT_OK
 
 

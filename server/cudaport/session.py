@@ -111,6 +111,12 @@ class Session:
         fixed, _, _ = self.engine.fix_data(self.data, self.language, self.path, unsafe)
         return fixed
 
+    def _context(self, data: bytes) -> FileContext:
+        """The engine's context for the buffer, answering the finders' word tests from this session's counts."""
+        context = self.engine.context_for(self.path, data)
+        context.presence = self.presence
+        return context
+
     # ---- edits ----------------------------------------------------------------------------------------------
     def replace_all(self, data: bytes) -> list[Finding]:
         """A whole-buffer change. Editors with full sync send one per keystroke: the common prefix and suffix
@@ -326,8 +332,7 @@ class Session:
         engine = self.engine
         language = self.language
         assert language is not None
-        self.context = engine.context_for(self.path, self.data)
-        self.context.presence = self.presence
+        self.context = self._context(self.data)
         self.context_stale = False
         findings, tree = engine.check_data(self.data, language, self.path, tree, self.context)
         self.tree = tree
@@ -377,8 +382,7 @@ class Session:
         if sorted(d[2] for d in declared if d[3]) != before:
             return None
         if self.context is None or self.context_stale:
-            context = engine.context_for(self.path, data)
-            context.presence = self.presence
+            context = self._context(data)
             if self.context is not None and context.shims != self.context.shims:
                 self.context = context
                 return None  # an #include brought in (or dropped) a header that maps CUDA names
@@ -630,12 +634,12 @@ def _directive_liveness_changed(
 
 
 def _in_literal(root: Any, at: int) -> bool:
+    """Whether the byte at `at` is inside a comment or string (a directive is never inside anything else that
+    would hide it: climbing stops at the first preprocessor node)."""
     node = root.descendant_for_byte_range(at, at + 1)
-    while node is not None:
+    while node is not None and not node.type.startswith("preproc"):
         if "comment" in node.type or "string" in node.type:
             return True
-        if node.type.startswith("preproc") or (node.is_named and node.type in ("translation_unit", "module")):
-            return False
         node = node.parent
     return False
 

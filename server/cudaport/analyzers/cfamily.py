@@ -50,7 +50,6 @@ _KERNEL_WORDS = (
     b"__syncthreads", b"<<<",
 )  # fmt: skip
 IMPLICIT_RUNTIME_RULE = "CP1007"
-_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
 _CALLABLE_KINDS = frozenset({"function", "device_function"})
 _HOST_RUNTIME_RULES = frozenset({"CP1001", "CP1002"})
 # A statement with one of these left for a person keeps its other CUDA names: `cudaStream_t s =
@@ -895,21 +894,15 @@ def _parameter_slot(node: Node | None) -> tuple[str, int] | None:
 
 def _parameters_spelled(scan: Scan, function: str, index: int, spelled: str) -> list[int]:
     """Starts of the parameter types written `spelled` at `index` in the file's declarations of `function`."""
-    found: list[int] = []
     word = spelled.encode()
     if not scan.has(word):
-        return found
-    data = scan.data
+        return []
     # bytes.find, not a regex starting with a lookbehind: this runs on every analysis of a file with overloads
-    at = data.find(word)
-    while at >= 0:
-        end = at + len(word)
-        if (at == 0 or data[at - 1] not in _WORD_BYTES) and (end == len(data) or data[end] not in _WORD_BYTES):
-            node = node_at(scan.root, at, end)
-            if node is not None and _parameter_slot(node) == (function, index):
-                found.append(at)
-        at = data.find(word, end)
-    return found
+    return [
+        start
+        for start, end, _ in _occurrences(scan.data, {word}, [(0, len(scan.data))])
+        if _parameter_slot(node_at(scan.root, start, end)) == (function, index)
+    ]
 
 
 def _leave_calls_whole(calls: list[tuple[int, int, str]], findings: list[Finding]) -> None:

@@ -9,7 +9,6 @@ read too, since that is how real setup scripts build their flag lists."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from tree_sitter import Node
@@ -19,8 +18,9 @@ from ..ruleset import RuleSet
 from .base import FileContext
 from .inventory.core import Matcher, Token, file_facts, words
 from .inventory.requirements import requirement_tokens
+from .pyimports import word_starts
 from .pyknow import PythonKnowledge
-from .pystrings import literal
+from .pystrings import literal, string_value
 from .tsutil import text
 
 _LIST_METHODS = frozenset({"append", "extend", "insert", "__iadd__"})
@@ -61,11 +61,11 @@ def _keyword_values(data: bytes, root: Node, keyword: str) -> Iterator[Node]:
 
 
 def _identifiers(data: bytes, root: Node, name: str) -> Iterator[Node]:
-    """Every identifier spelled `name` (found by searching the bytes: cheaper than walking the tree)."""
-    pattern = re.compile(rb"(?<![\w.])" + re.escape(name.encode()) + rb"(?!\w)")
-    for found in pattern.finditer(data):
-        node = root.descendant_for_byte_range(found.start(), found.end())
-        if node is not None and node.type == "identifier" and node.start_byte == found.start():
+    """Every identifier spelled `name` (found by searching the bytes: cheaper than walking the tree; an attribute
+    of that name is an identifier too, which the callers' checks of its parent leave out)."""
+    for start in word_starts(data, name.encode(), [(0, len(data))]):
+        node = root.descendant_for_byte_range(start, start + len(name))
+        if node is not None and node.type == "identifier" and node.start_byte == start:
             yield node
 
 
@@ -90,7 +90,8 @@ def _strings(data: bytes, root: Node, value: Node, keyword: str, seen: set[int])
         if node.type == "pair":
             key, item = node.child_by_field_name("key"), node.child_by_field_name("value")
             if item is not None:
-                pending.append((item, _key_name(key) or where))
+                named = string_value(key) if key is not None and key.type == "string" else ""
+                pending.append((item, named or where))  # the flags under "nvcc" are nvcc's
             continue
         if node.type == "call":
             arguments = node.child_by_field_name("arguments")
@@ -128,13 +129,6 @@ def _assigned(data: bytes, root: Node, name: str) -> Iterator[Node]:
                 arguments = call.child_by_field_name("arguments")
                 if arguments is not None:
                     yield arguments
-
-
-def _key_name(key: Node | None) -> str:
-    if key is None or key.type != "string":
-        return ""
-    content = key.child(1) if key.child_count == 3 else None
-    return text(content) if content is not None and content.type == "string_content" else ""
 
 
 def _tokens(data: bytes, string: Node, where: str, requirements: bool) -> Iterator[Token]:

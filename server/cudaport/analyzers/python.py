@@ -26,7 +26,7 @@ from ..models import Applicability, Difficulty, Edit, Finding, FindingData, Fix
 from ..ruleset import RuleSet, Symbol, TargetMapping
 from . import pybuild, pystrings, pywindows
 from .base import FileContext, IncrementalProfile
-from .pyimports import PYTHON_LANGUAGE, ImportedName, Imports, ImportStatement, StatementFacts, spelled
+from .pyimports import PYTHON_LANGUAGE, ImportedName, Imports, ImportStatement, StatementFacts, spelled, word_starts
 from .pyknow import (
     UNSUPPORTED_RULE,
     ApiEntry,
@@ -157,7 +157,7 @@ class PythonAnalyzer:
         file = _File(data, root, context, Imports(data, root), windows)
         self._import_findings(file)
         words |= self._alias_words(file)
-        hits = [(start, word) for word in words for start in _occurrences(data, word, scanned)]
+        hits = [(start, word) for word in words for start in word_starts(data, word, scanned)]
         if sources:
             hits.extend((m.start(), m.group(0)) for lo, hi in scanned for m in _SOURCE_FILE.finditer(data, lo, hi))
         for start, word in sorted(hits):
@@ -415,7 +415,7 @@ class PythonAnalyzer:
             bases.append(parts[0])
         probe = self._probe(file)
         outside = _outside(file.windows, 0, before)
-        hits = sorted((start, local) for local in bases for start in _occurrences(file.data, local.encode(), outside))
+        hits = sorted((start, local) for local in bases for start in word_starts(file.data, local.encode(), outside))
         for start, local in hits:
             self._hit(probe, start, start + len(local.encode()), local.encode())
             if entry.name in probe.reported_imports:
@@ -434,7 +434,7 @@ class PythonAnalyzer:
                 continue
             probe = probe or self._probe(file)
             word = local.encode()
-            for start in _occurrences(file.data, word, _outside(file.windows, 0, len(file.data))):
+            for start in word_starts(file.data, word, _outside(file.windows, 0, len(file.data))):
                 self._hit(probe, start, start + len(word), word)
             file.alias_uses.setdefault(local, []).extend(probe.alias_uses.pop(local, []))
 
@@ -812,22 +812,6 @@ def _hold_shared_imports(file: _File) -> None:
             if finding.difficulty <= Difficulty.MECHANICAL:
                 finding.difficulty = Difficulty.MANUAL
                 finding.message += f"; `{local}` is also used for APIs that need a person, so its import is kept"
-
-
-def _occurrences(data: bytes, word: bytes, windows: list[tuple[int, int]]) -> list[int]:
-    """Where `word` stands as a whole word in the windows (a handful of words per file: cheaper than a regex over
-    the buffer)."""
-    out = []
-    size = len(word)
-    for lo, hi in windows:
-        position = data.find(word, lo, hi)
-        while position >= 0:
-            before = data[position - 1] if position else 32
-            after = data[position + size] if position + size < len(data) else 32
-            if before not in _WORD_BYTES and after not in _WORD_BYTES:
-                out.append(position)
-            position = data.find(word, position + size, hi)
-    return out
 
 
 def _outside(windows: list[tuple[int, int]], lo: int, hi: int) -> list[tuple[int, int]]:
