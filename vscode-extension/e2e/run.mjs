@@ -174,7 +174,14 @@ async function goTo(line, column) {
 }
 
 async function problemsText() {
-  return (await page.locator(".markers-panel").first().textContent()) ?? "";
+  // A step that moved the focus (quick open, a quick fix) may have left the Problems panel closed: open it again
+  // rather than wait for a panel that is not there.
+  const panel = page.locator(".markers-panel").first();
+  if (!(await panel.isVisible())) {
+    await page.keyboard.press("Control+Shift+M");
+    await panel.waitFor({ timeout: 15000 });
+  }
+  return (await panel.textContent()) ?? "";
 }
 
 function onDisk(name) {
