@@ -220,3 +220,45 @@ def test_builtin_indices_in_min_max_get_cudas_type(cli: Cli, tmp_path: Path) -> 
     assert "min(s, 4)" in fixed
     cli("fix", "b.cu", "--target", "hip", "--fail-on", "never", cwd=tmp_path)
     assert (tmp_path / "b.cu").read_text(encoding="utf-8") == fixed  # idempotent
+
+
+def test_texture_handles_used_as_integers_are_left_for_a_person(cli: Cli, tmp_path: Path) -> None:
+    """cuda-samples' bindless-texture sample packs texture objects into uint2 halves with `&`, `>>` and `<<`: CUDA's
+    texture and surface objects are 64-bit integers, HIP's are pointers, and hipcc rejects each operator. Each is a
+    manual finding, before and after the rename; comparing or passing a handle is no finding."""
+    source = (FIXTURES / "texture_handles.cu").read_text(encoding="utf-8")
+    (tmp_path / "texture_handles.cu").write_text(source, encoding="utf-8")
+    manual = [(f[1], f[3]) for f in _findings(cli, tmp_path, "--target", "hip", "--exit-zero") if f[2] == "CP1035"]
+    assert manual == [
+        (11, "handle"),
+        (11, "handle"),
+        (15, "(cudaTextureObject_t)slot.x"),
+        (15, "(cudaTextureObject_t)slot.y"),
+        (35, "first"),
+    ]
+    cli("fix", ".", "--target", "hip@5.2", "--fail-on", "never", cwd=tmp_path)
+    left = _findings(cli, tmp_path, "--target", "hip@5.2", "--exit-zero")
+    assert [(f[1], f[4]) for f in left if f[2] == "CP1035"] == [(11, "manual")] * 2 + [(15, "manual")] * 2 + [
+        (35, "manual")
+    ]
+    # the NVIDIA-only targets keep CUDA's integer handles
+    assert not [f for f in _findings(cli, tmp_path, "--target", "corex", "--exit-zero") if f[2] == "CP1035"]
+
+
+def test_tile_meta_groups_need_rocm_5_7(cli: Cli, tmp_path: Path) -> None:
+    """A tile's meta_group_rank/meta_group_size arrived in HIP with ROCm 5.7: manual for an older release, portable
+    after; the same field name outside cooperative-groups code is somebody else's."""
+    source = (FIXTURES / "tile_meta_groups.cu").read_text(encoding="utf-8")
+    (tmp_path / "tile_meta_groups.cu").write_text(source, encoding="utf-8")
+    (tmp_path / "rows.cpp").write_text(
+        "struct page { int meta_group_rank; };\nint rank(page p) { return p.meta_group_rank; }\n"
+    )
+    old = [(f[0], f[1], f[3], f[4]) for f in _findings(cli, tmp_path, "--target", "hip@5.2", "--exit-zero")]
+    assert [row for row in old if "meta_group" in row[2]] == [
+        ("tile_meta_groups.cu", 18, "meta_group_rank", "manual"),
+        ("tile_meta_groups.cu", 21, "meta_group_rank", "manual"),
+        ("tile_meta_groups.cu", 22, "meta_group_size", "manual"),
+    ]
+    new = _findings(cli, tmp_path, "--target", "hip@5.7", "--show-portable")
+    assert {f[4] for f in new if "meta_group" in f[3]} == {"portable"}
+    assert not [f for f in new if f[0] == "rows.cpp"]

@@ -1,9 +1,11 @@
-"""Arithmetic on CUDA types that are integers in CUDA and pointers on the target (`CUdeviceptr`).
+"""Arithmetic on CUDA types that are integers in CUDA and pointers on the target (`CUdeviceptr`, texture objects).
 
 The driver API's `CUdeviceptr` is an `unsigned long long`: code adds byte offsets to it, aligns it with `%` and
 masks it. HIP's `hipDeviceptr_t` is `void *`, so the renamed `base + offset` is arithmetic on a pointer to void and
-does not compile (or, cast to another pointer first, scales the offset). The variables of such a type are found by
-their declarations in the file; each arithmetic use is left for a person."""
+does not compile (or, cast to another pointer first, scales the offset). Texture and surface objects are 64-bit
+integers in CUDA too, which code packs into two 32-bit halves; HIP's are pointers to opaque structs. The variables
+of such a type are found by their declarations in the file, and casts to it where they are written; each
+arithmetic use is left for a person."""
 
 from __future__ import annotations
 
@@ -34,32 +36,52 @@ def find_pointer_arithmetic(scan: Scan) -> Iterator[Finding]:
     if not present:
         return
     variables = _variables_of(scan, present)
-    if not variables:
-        return
     words = re.compile(rb"(?<![\w$])(?:" + b"|".join(re.escape(v.encode()) for v in variables) + rb")(?![\w$])")
+    casts = [(name, _whole_word(name)) for name in present]
     reported: set[int] = set()
     for lo, hi in scan.windows:
-        for match in words.finditer(scan.data, lo, hi):
+        for match in words.finditer(scan.data, lo, hi) if variables else ():
             found = scan.code_node(match.start(), match.end())
             if found is None or found[1] or found[0].type not in ("identifier", "field_identifier"):
                 continue
-            expression = _arithmetic_around(found[0])
-            if expression is None or expression.start_byte in reported or not scan.wanted(expression.start_byte):
-                continue
-            reported.add(expression.start_byte)
-            name = text(found[0])
-            symbol = Symbol(name, "pattern", RULE, "cuda", {}, note=f"`{name}` is a `{variables[name]}`")
-            outcome = scan.ruleset.outcome(symbol, scan.context.target)
-            yield scan.finding(
-                RULE, expression.start_byte, expression.end_byte, outcome, name, data={"kind": "pattern"}
-            )
+            name, parent = text(found[0]), found[0].parent
+            operand = parent if parent is not None and parent.type == "field_expression" else found[0]
+            yield from _report(scan, operand, name, f"`{name}` is a `{variables[name]}`", reported)
+        for type_name, pattern in casts:
+            for match in pattern.finditer(scan.data, lo, hi):
+                found = scan.code_node(match.start(), match.end())
+                cast = _cast_to_type(found[0]) if found is not None and not found[1] else None
+                if cast is not None:
+                    yield from _report(scan, cast, " ".join(text(cast).split()), f"a `{type_name}`", reported)
+
+
+def _report(scan: Scan, operand: Node, symbol: str, note: str, reported: set[int]) -> Iterator[Finding]:
+    expression = _arithmetic_around(operand)
+    if expression is None or expression.start_byte in reported or not scan.wanted(expression.start_byte):
+        return
+    reported.add(expression.start_byte)
+    outcome = scan.ruleset.outcome(Symbol(symbol, "pattern", RULE, "cuda", {}, note=note), scan.context.target)
+    yield scan.finding(RULE, expression.start_byte, expression.end_byte, outcome, symbol, data={"kind": "pattern"})
+
+
+def _whole_word(word: str) -> re.Pattern[bytes]:
+    return re.compile(rb"(?<![\w$])" + re.escape(word.encode()) + rb"(?![\w$])")
+
+
+def _cast_to_type(name: Node) -> Node | None:
+    """The cast expression `(T)value` whose type is the type name `name`, if it is one."""
+    descriptor = name.parent
+    if descriptor is None or descriptor.type != "type_descriptor":
+        return None
+    cast = descriptor.parent
+    return cast if cast is not None and cast.type == "cast_expression" else None
 
 
 def _variables_of(scan: Scan, types: list[str]) -> dict[str, str]:
     """Variable, parameter and field names the file declares with one of `types` -> that type."""
     found: dict[str, str] = {}
     for type_name in types:
-        for match in re.finditer(rb"(?<![\w$])" + re.escape(type_name.encode()) + rb"(?![\w$])", scan.data):
+        for match in _whole_word(type_name).finditer(scan.data):
             node = scan.code_node(match.start(), match.end())
             declaration = node[0].parent if node is not None and not node[1] else None
             if declaration is None or declaration.type not in _DECLARATIONS:
@@ -81,9 +103,10 @@ def _declared_name(declarator: Node) -> Node | None:
     return declarator if declarator.type in ("identifier", "field_identifier") else None
 
 
-def _arithmetic_around(node: Node) -> Node | None:
-    """The arithmetic expression `node` (or the field access it names) is an operand of, if any."""
-    operand = node.parent if node.parent is not None and node.parent.type == "field_expression" else node
+def _arithmetic_around(operand: Node) -> Node | None:
+    """The arithmetic expression `operand` (in parentheses or not) is an operand of, if any."""
+    while operand.parent is not None and operand.parent.type == "parenthesized_expression":
+        operand = operand.parent
     parent = operand.parent
     if parent is None:
         return None
