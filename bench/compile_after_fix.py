@@ -13,8 +13,8 @@ Printed: the compile rate of each tool, then every error hipcc reports in cudapo
 - a finding on the line: cudaport left a `manual` or `blocker` finding on that line (of that file);
 - a finding at the cause: on a candidate hipcc names in a note (an ambiguous operator's other definition), on the
   `#if` that selects the failing code, or, for a name hipcc does not know, on the `#if` around its declaration or
-  around the include that brings it (an error inside a header with no note of its own takes the instantiation
-  note of that header's error before it);
+  around the include that brings it (an error inside a header with no note in the tree takes the instantiation
+  note of the error printed just before it, when both sit in one function body of that header);
 - HIP 5.2 lacks it: the error names a HIP API that cudaport's rule data gives as a counterpart (or that the newer
   HIP headers of --newer-hip declare) but Debian's HIP 5.2 headers do not, or one of `HIP52_GAPS`; listed by name;
 - after a gap: later errors of a file that already fails on such a gap (hipcc goes on with what the missing
@@ -74,6 +74,8 @@ _DIAGNOSTIC = re.compile(
 _C_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _QUOTED = re.compile(r"'([A-Za-z_]\w*)'")
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b")
+# Messages of a name the compiler does not know (its declaration may sit under an #if the rewrite left false).
+_UNKNOWN_NAME = re.compile(r"undeclared identifier|unknown type name|no (?:member|template|type) named")
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]')
 
 
@@ -199,6 +201,8 @@ class Explainer:
         self._lines: dict[str, list[str]] = {}
         self._chains: dict[str, list[tuple[int, int, list[int]]]] = {}
         self._declared: dict[str, list[tuple[str, int]]] | None = None
+        self._by_name: dict[str, list[str]] | None = None  # file name -> the tree's files of that name
+        self._included: dict[str, set[str]] = {}
 
     def lines(self, path: str) -> list[str]:
         if path not in self._lines:
@@ -230,6 +234,23 @@ class Explainer:
             self._chains[path] = chains
         return self._chains[path]
 
+    def same_body(self, path: str, first: int, later: int) -> bool:
+        """Line `later` of a header is still inside the innermost block that holds line `first` (one function body):
+        no brace between them closes more than it opens."""
+        if later < first:
+            return False  # clang reports one body's errors in source order
+        text = _C_COMMENT.sub(" ", "\n".join(self.lines(path)[first - 1 : later - 1]))
+        text = re.sub(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'', " ", text)  # braces in literals
+        depth = 0
+        for char in text:
+            if char == "{":
+                depth += 1
+            elif char == "}":
+                depth -= 1
+                if depth < 0:
+                    return False
+        return True
+
     def selected_by_finding(self, path: str, line: int) -> bool:
         """The line sits in a conditional chain whose test carries a finding (`#if CUDART_VERSION >= 2020`)."""
         normal = os.path.normpath(path)
@@ -250,24 +271,53 @@ class Explainer:
                         self._declared.setdefault(word, []).append((relative, number))
         return self._declared.get(name, [])
 
-    def why(self, error: Error, notes: list[tuple[str, int]]) -> str:
+    def why(self, error: Error, notes: list[tuple[str, int]], source: str) -> str:
+        """`source` is the file compiled (the error may sit in a header it includes)."""
         path, line, message = error
         if (os.path.normpath(path), line) in self.flagged:
             return "finding"
         if any((os.path.normpath(p), n) in self.flagged for p, n in notes) or self.selected_by_finding(path, line):
             return "cause"
         names = _QUOTED.findall(message)
-        for name in names:
-            if self._declared_under_finding(path, name):
-                return "cause"
+        if _UNKNOWN_NAME.search(message):
+            for name in names[:1]:  # the unknown name; later quotes name the class it was looked up in
+                if self._declared_under_finding(source, path, name):
+                    return "cause"
         if any(name in self.gaps for name in names):
             return "gap"
         return "unexplained"
 
-    def _declared_under_finding(self, path: str, name: str) -> bool:
-        """A name hipcc does not know, declared where a flagged `#if` leaves it out, or in a header whose include a
-        flagged `#if` leaves out."""
+    def included(self, source: str) -> set[str]:
+        """`source` and every file of the tree it includes, directly or not (an include found by its name, as the
+        build's -I folders would)."""
+        if source not in self._included:
+            if self._by_name is None:
+                self._by_name = {}
+                for found in self.tree.rglob("*"):
+                    if found.suffix.lower() in C_SUFFIXES and found.is_file():
+                        relative = str(found.relative_to(self.tree))
+                        self._by_name.setdefault(found.name, []).append(relative)
+            seen = {os.path.normpath(source)}
+            pending = [source]
+            while pending:
+                current = pending.pop()
+                for text in self.lines(current):
+                    match = _INCLUDE.match(text)
+                    for header in self._by_name.get(os.path.basename(match.group(1)), []) if match else ():
+                        if os.path.normpath(header) not in seen:
+                            seen.add(os.path.normpath(header))
+                            pending.append(header)
+            self._included[source] = seen
+        return self._included[source]
+
+    def _declared_under_finding(self, source: str, path: str, name: str) -> bool:
+        """A name hipcc does not know, written in the compiled file or a header it includes where a flagged `#if`
+        leaves it out, or in a header whose include a flagged `#if` of the failing file leaves out. (A word counts
+        as a declaration wherever it is written: this is why it is limited to what the compile reads.)"""
+        reachable = self.included(source)
         for where, number in self.declarations(name):
+            if os.path.normpath(where) not in reachable:
+                continue
             if self.selected_by_finding(where, number):
                 return True
             basename = os.path.basename(where)
@@ -317,18 +367,19 @@ def classify(outcomes: Iterable[Outcome], explainer: Explainer) -> dict[str, lis
     kinds: dict[str, list[Error]] = {"finding": [], "cause": [], "gap": [], "after-gap": [], "unexplained": []}
     for outcome in outcomes:
         first_gap: dict[str, int] = {}
-        instantiated: dict[str, list[tuple[str, int]]] = {}  # header -> the notes of its last error that had any
+        previous: tuple[Error, list[tuple[str, int]]] | None = None  # the error before, with the notes it counted
         for error in outcome.errors:
             notes = outcome.notes.get(error, [])
-            if _outside_tree(error[0]):
-                # hipcc names the instantiation that leads into a header once, with its first error there: the
-                # next errors of the same instantiation have no note inside the tree (at most "candidate" notes in
-                # other headers).
-                if not any(not _outside_tree(p) for p, _ in notes):
-                    notes = notes + instantiated.get(error[0], [])
-                if notes:
-                    instantiated[error[0]] = notes
-            why = explainer.why(error, notes)
+            if _outside_tree(error[0]) and not any(not _outside_tree(p) for p, _ in notes) and previous is not None:
+                # clang prints the instantiation that leads into a header once, with the first error of that
+                # instantiation: the next errors of the same function body follow it at once and have no note
+                # inside the tree (at most "candidate" notes in other headers). Only those inherit its notes: an
+                # error further on in the header, or after another error, may have another cause.
+                (before, before_notes) = previous
+                if before[0] == error[0] and explainer.same_body(error[0], before[1], error[1]):
+                    notes = notes + [n for n in before_notes if not _outside_tree(n[0])]
+            previous = (error, notes)
+            why = explainer.why(error, notes, outcome.path)
             if why == "gap":
                 first_gap.setdefault(error[0], error[1])
             elif why == "unexplained" and error[0] in first_gap and error[1] >= first_gap[error[0]]:

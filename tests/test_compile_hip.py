@@ -8,11 +8,12 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURE_HEADERS, Cli, copy_fixtures
+from conftest import FIXTURE_HEADERS, REPO, Cli, copy_fixtures
 from tooling import ensure_apt, ensure_apt_file
 
 # fixture -> extra compiler flags. Include paths stand for the build system: HIPIFY's header names
@@ -110,3 +111,30 @@ def test_what_does_not_compile_after_the_fix_is_what_the_findings_left_for_a_per
     assert {line for line, _ in errors} == LEFT_FOR_A_PERSON[name], result.stderr
     for line, notes in errors:
         assert line in manual_lines or notes & manual_lines, (line, result.stderr)
+
+
+def test_the_compile_bench_counts_what_no_finding_explains(hipcc: str, workdir: Path) -> None:
+    """bench/compile_after_fix.py is how real trees are judged: an error with no finding behind it must come out
+    unexplained, and the errors hipcc prints inside HIP's own header for a tile shuffle of a vector (the first with
+    the instantiation note, the second with only 'candidate' notes in other headers) at the finding's cause."""
+    tree = workdir / "tree"
+    copy_fixtures(tree, ["clang_rejects.cu", "texture_handles.cu"])
+    (tree / "forgot.cu").write_text(
+        "#include <cuda_runtime.h>\n\nvoid start(float *p) {\n    cudaMemset(p, 0, 4);\n    warm_up_pool(p);\n}\n",
+        encoding="utf-8",
+    )
+    command = [sys.executable, str(REPO / "bench" / "compile_after_fix.py"), str(tree), "--no-hipify"]
+    result = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PATH": os.path.dirname(hipcc) + os.pathsep + os.environ["PATH"]},
+    )
+    assert result.returncode == 0, result.stderr
+    counts = dict(re.findall(r"^  (\S[^\n]*?)\s+(\d+)(?:  \(.*)?$", result.stdout, re.M))
+    assert counts["a manual/blocker finding on the line"] == "5", result.stdout  # the VLA and texture arithmetic
+    assert counts["a manual/blocker finding at the cause"] == "2", result.stdout  # the shuffle's two header errors
+    assert counts["unexplained"] == "1", result.stdout
+    assert "use of undeclared identifier 'warm_up_pool'   e.g. forgot.cu:5" in result.stdout
+    assert (tree / "forgot.cu").read_text(encoding="utf-8").startswith("#include <cuda_runtime.h>")  # never edited
