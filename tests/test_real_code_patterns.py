@@ -262,3 +262,25 @@ def test_tile_meta_groups_need_rocm_5_7(cli: Cli, tmp_path: Path) -> None:
     new = _findings(cli, tmp_path, "--target", "hip@5.7", "--show-portable")
     assert {f[4] for f in new if "meta_group" in f[3]} == {"portable"}
     assert not [f for f in new if f[0] == "rows.cpp"]
+
+
+def test_cuda_home_imported_by_name_is_judged_where_it_is_used(cli: Cli, tmp_path: Path) -> None:
+    """torch-scatter's and torch-cluster's setup.py import CUDA_HOME by name and build the extension when
+    `CUDA_HOME is not None or torch.version.hip`: that use already provides for ROCm. The finding belongs to each
+    use, where the dual-stack test is seen, not to the import."""
+    (tmp_path / "setup.py").write_text(
+        "import torch\n"
+        "from torch.utils.cpp_extension import CUDA_HOME, CppExtension\n"
+        "\n"
+        "GPU_BUILD = CUDA_HOME is not None or torch.version.hip\n"
+        "if GPU_BUILD:\n"
+        "    print('toolkit at', CUDA_HOME)\n",
+        encoding="utf-8",
+    )
+    hip = [(f[1], f[4]) for f in _findings(cli, tmp_path, "--target", "hip", "--show-portable") if f[2] == "CP7041"]
+    assert hip == [(4, "portable"), (6, "manual")]
+    npu = [(f[1], f[4]) for f in _findings(cli, tmp_path, "--target", "npu", "--exit-zero") if f[2] == "CP7041"]
+    assert npu == [(4, "manual"), (6, "manual")]
+    before = (tmp_path / "setup.py").read_bytes()
+    cli("fix", ".", "--target", "hip", "--fail-on", "never", cwd=tmp_path)
+    assert (tmp_path / "setup.py").read_bytes() == before
