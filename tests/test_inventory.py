@@ -52,7 +52,7 @@ EXPECTED = [
     ("requirements.txt", 2, "CP8101", "mechanical", "manual"),  # the cu121 index, torch pinned below
     ("requirements.txt", 3, "CP8101", "mechanical", "manual"),  # +cu121
     ("requirements.txt", 5, "CP8101", "manual", "manual"),  # cupy-cuda12x
-    ("requirements.txt", 7, "CP8102", "blocker", "blocker"),  # flash-attn
+    ("requirements.txt", 7, "CP8102", "manual", "blocker"),  # flash-attn: recent releases build for ROCm too
     ("pyproject.toml", 4, "CP8101", "manual", "manual"),  # cupy-cuda12x in [project] dependencies
     ("pyproject.toml", 7, "CP8102", "blocker", "blocker"),  # xformers in optional-dependencies
     ("pyproject.toml", 10, "CP7010", "portable", "manual"),  # [tool.saxpy] device = "cuda"
