@@ -7,9 +7,8 @@ The sdists are downloaded into bench/.corpus/ (never committed). An extension-AP
 cudaport, by a plain pattern over the C++ sources with comments and strings blanked out: `at::cuda::`/
 `c10::cuda::` names, the CUDA guards, streams and checks, `.is_cuda()`, `kCUDA`, and the ATen/c10 CUDA includes.
 Printed per project: those lines and how many carry a CP1040 finding on npu and on mlu (the goal: all), the
-findings per rule and difficulty for each target, and, after `fix --target hip` on a copy, how many `cub::` and
-`hipcub::` spellings each file had before and after (under an alias they must not change) and whether any file
-under a ROCm branch changed.
+findings per rule and difficulty for each target, and, after `fix --target hip` on a copy, the files whose `cub::`
+and `hipcub::` spellings changed (under an alias they must not).
 """
 
 from __future__ import annotations
