@@ -17,6 +17,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="train on cuda devices")
     parser.add_argument("--no-cuda", action="store_true", help="run on the CPU instead of cuda")
     args = parser.parse_args()
+    if args.no_cuda:
+        raise SystemExit("this example trains data-parallel on accelerators only")
 
     os.environ.setdefault("CUDA_VISIBLE_DEVICES", "0,1")
     dist.init_process_group(backend="nccl")
