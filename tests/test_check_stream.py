@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from conftest import FIXTURES, REPO, Cli
 
 EXPECTED = REPO / "tests" / "expected" / "stream"
