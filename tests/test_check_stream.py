@@ -75,6 +75,59 @@ def test_streamed_output_is_byte_identical_to_the_whole_run_output(
     assert "error in conf/broken.yaml" in result.err
 
 
+def _many_files(root: Path, count: int = 120) -> None:
+    """Files spread over folders so that chunks of work end out of order under several workers; each file has
+    findings that differ (its own line count), so any reordering shows."""
+    for number in range(count):
+        folder = root / f"d{number % 7}" / ("deep" if number % 3 else "")
+        folder.mkdir(parents=True, exist_ok=True)
+        padding = "\n" * (number % 11)
+        body = f"void f{number}() {{ cudaMalloc(0, {number}); cudaDeviceSynchronize(); }}"
+        (folder / f"f{number:03}.cu").write_text(f"#include <cuda_runtime.h>{padding}\n{body}\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github"])
+def test_several_workers_write_what_one_writes_in_path_order(cli: Cli, workdir: Path, fmt: str) -> None:
+    _many_files(workdir)
+    one = cli("check", ".", "--format", fmt, "--jobs", "1", "--show-portable", cwd=workdir)
+    several = cli("check", ".", "--format", fmt, "--jobs", "3", "--show-portable", cwd=workdir)
+    assert one.code == several.code == 1
+    assert several.out == one.out
+    if fmt == "json":
+        paths = [d["path"] for d in one.json()["diagnostics"]]
+        assert paths == sorted(paths) and len(set(paths)) == 120
+        assert paths[0] == "d0/deep/f007.cu"  # a subfolder's file before its folder's own (d0/f000.cu)
+
+
+def test_output_file_holds_what_stdout_would_and_appears_whole(cli: Cli, workdir: Path) -> None:
+    build_tree(workdir)
+    printed = cli("check", ".", "--format", "sarif", "--exit-zero", cwd=workdir)
+    written = cli("check", ".", "--format", "sarif", "--exit-zero", "-o", "out.sarif", cwd=workdir)
+    assert written.out == ""
+    assert (workdir / "out.sarif").read_text(encoding="utf-8") == printed.out
+    mode = (workdir / "out.sarif").stat().st_mode & 0o777
+    assert mode & 0o644 == 0o644  # a file others may read, as `open(path, "w")` makes it (not a private temp file)
+    assert sorted(p.name for p in workdir.iterdir() if p.name.startswith(".out")) == []  # no temporary file left
+
+    missing = cli("check", ".", "-o", "no/such/folder/out.txt", cwd=workdir)
+    assert missing.code == 2
+    assert "cannot write no/such/folder/out.txt" in missing.err
+    assert "Found" not in missing.out + missing.err
+
+
+def test_fix_diff_comes_in_path_order_with_several_workers(cli: Cli, workdir: Path) -> None:
+    _many_files(workdir, 60)
+    one = cli("fix", ".", "--diff", "--jobs", "1", cwd=workdir)
+    several = cli("fix", ".", "--diff", "--jobs", "3", cwd=workdir)
+    assert several.out == one.out and several.err == one.err
+    names = [line[len("--- a/") :] for line in one.out.splitlines() if line.startswith("--- a/")]
+    assert names == sorted(names) and len(names) == 60
+    assert "Would fix 180 findings in 60 files." in one.err
+    fixed = cli("fix", ".", "--jobs", "3", cwd=workdir)
+    assert "Fixed 180 findings in 60 files" in fixed.out
+    assert cli("fix", ".", "--diff", cwd=workdir).out == ""
+
+
 def _write_expectations() -> None:
     """Run each case in a fresh tree and keep its output (see the module docstring)."""
     import contextlib

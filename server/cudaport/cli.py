@@ -12,7 +12,9 @@ import difflib
 import json
 import os
 import re
+import stat
 import sys
+import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -20,10 +22,10 @@ from typing import TYPE_CHECKING, Any, TextIO
 from . import __version__
 from .config import ConfigError, Settings, load_settings
 from .models import Difficulty
-from .output.formats import render_github, render_json, render_sarif, render_statistics, render_text
+from .output.formats import CheckOutput
 from .output.ruledoc import all_rules_markdown, rule_markdown, rule_text
 from .progress import ProgressBar
-from .results import RunResult
+from .results import RunResult, RunTotals
 from .ruleset import RuleDataError, RuleSet, load_ruleset
 
 if TYPE_CHECKING:
@@ -263,19 +265,22 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     return settings
 
 
-def _exit_code(run: RunResult, fail_on: Difficulty | None) -> int:
-    if run.errors:
+def _exit_code(totals: RunTotals, fail_on: Difficulty | None) -> int:
+    if totals.errors:
         return EXIT_ERROR
     if fail_on is None:
         return EXIT_OK
-    return EXIT_FINDINGS if any(d.difficulty >= fail_on for d in run.diagnostics) else EXIT_OK
+    return EXIT_FINDINGS if totals.any_at_or_above(fail_on) else EXIT_OK
 
 
-def _report_skips(run: RunResult) -> None:
-    for label, reason in run.skipped:
+def _report_skips(totals: Sequence[RunTotals | RunResult]) -> None:
+    """Skipped files (the same for every target) and errors (each target's, named when there are several)."""
+    for label, reason in totals[0].skipped:
         print(f"cudaport: skipped {label}: {reason}", file=sys.stderr)
-    for label, reason in run.errors:
-        print(f"cudaport: error in {label}: {reason}", file=sys.stderr)
+    for each in totals:
+        for label, reason in each.errors:
+            where = f"{label} ({each.target})" if len(totals) > 1 else label
+            print(f"cudaport: error in {where}: {reason}", file=sys.stderr)
 
 
 def _use_color(choice: str, stream: TextIO) -> bool:
@@ -286,80 +291,82 @@ def _use_color(choice: str, stream: TextIO) -> bool:
     return stream.isatty()
 
 
+@contextlib.contextmanager
+def _output(args: argparse.Namespace) -> Iterator[TextIO]:
+    """Where a command writes: stdout, or the -o file, written beside it under a temporary name and moved into
+    place when complete (a run that fails leaves no half file, and a file the run reads is read as it was)."""
+    if args.output_file is None:
+        yield sys.stdout
+        return
+    target: Path = args.output_file
+    try:
+        handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed below, on every path)
+            "w", encoding="utf-8", newline="", dir=target.parent, prefix=f".{target.name}.", delete=False
+        )
+    except OSError as exc:
+        raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from exc
+    try:
+        with handle:
+            yield handle  # type: ignore[misc]  # a text file, as TextIO
+        os.chmod(handle.name, _new_file_mode(target))
+        os.replace(handle.name, target)
+    except OSError as exc:
+        raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from exc
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(handle.name)
+
+
+def _new_file_mode(path: Path) -> int:
+    """The mode `open(path, "w")` would give: the existing file's, else 0o666 less the umask."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 # ---- commands -------------------------------------------------------------------------------------------------
 def _check(args: argparse.Namespace) -> int:
+    """Each file's findings are written as the run reaches them (JSON and SARIF through a spool, see
+    output.formats) and dropped: memory follows the largest file, not the tree. `--target hip,npu` reads the
+    files once and rates them for each target."""
     from . import runner
 
     _existing(args.paths)
-    specs = _split(args.target) or []
-    if len(specs) > 1:
-        return _check_targets(args, specs)
-    settings = settings_from_args(args)
-    with _progress(args, "Checking") as progress:
-        run = runner.check(args.paths, settings, jobs=args.jobs, progress=progress)
-    _report_skips(run)
-    ruleset = load_ruleset(settings.extra_rules)
-    out: TextIO = sys.stdout
-    color = args.output_file is None and _use_color(args.color, out)
-    _write_output(args, _render_check(args, run, ruleset, color))
-    if args.exit_zero or args.fail_on == "never":
-        return EXIT_ERROR if run.errors else EXIT_OK
-    return _exit_code(run, settings.fail_on)
-
-
-def _render_check(args: argparse.Namespace, run: RunResult, ruleset: RuleSet, color: bool) -> str:
-    if args.statistics:
-        return render_statistics(run, ruleset, as_json=args.format == "json")
-    if args.format == "json":
-        return render_json(run)
-    if args.format == "sarif":
-        return render_sarif(run, ruleset)
-    if args.format == "github":
-        return render_github(run, args.show_portable)
-    return render_text(run, args.show_portable, color)
-
-
-def _write_output(args: argparse.Namespace, text: str) -> None:
-    if args.output_file is not None:
-        try:
-            args.output_file.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot write {args.output_file}: {exc.strerror or exc}") from exc
-    else:
-        sys.stdout.write(text)
-
-
-def _check_targets(args: argparse.Namespace, specs: list[str]) -> int:
-    """`check --target hip,npu`: the files are read once and rated for each target; the output has each target's
-    findings in turn (text, GitHub), one SARIF run per target, or JSON `{"runs": [...]}` of the one-target
-    documents."""
-    from . import runner
-
-    settings, targets = _target_settings(args, specs)
-    with _progress(args, "Checking") as progress:
-        multi = runner.check_targets(args.paths, settings, targets, jobs=args.jobs, progress=progress)
-    _report_skips(_problems_of_every_target(multi))
+    settings, targets = _target_settings(args, _split(args.target) or [])
     ruleset = load_ruleset(settings.extra_rules).pinned(settings.versions)
-    runs = [multi.runs[t] for t in targets]
-    color = args.output_file is None and _use_color(args.color, sys.stdout)
-    if args.format in ("json", "sarif"):
-        documents = [json.loads(_render_check(args, run, ruleset, color)) for run in runs]
-        if args.format == "sarif":
-            merged = documents[0]
-            merged["runs"] = [r for document in documents for r in document["runs"]]
-        else:
-            merged = {"version": 1, "targets": targets, "runs": documents}
-        text = json.dumps(merged, ensure_ascii=False) + "\n"
-    else:
-        parts = []
-        for run in runs:
-            body = _render_check(args, run, ruleset, color)
-            parts.append(body if args.format == "github" else f"== {ruleset.targets[run.target].label} ==\n{body}")
-        text = ("" if args.format == "github" else "\n").join(parts)
-    _write_output(args, text)
+    with _progress(args, "Checking") as progress:
+        scan = runner.scan(args.paths, settings, targets, jobs=args.jobs, progress=progress)
+        totals = scan.totals()
+        with _output(args) as out:
+            color = args.output_file is None and _use_color(args.color, out)
+            output = CheckOutput(out, args.format, targets, ruleset, args.statistics, args.show_portable, color)
+            # lines written to the terminal the bar is drawn on erase it first (it comes back on the next file)
+            shared = output.streams and progress.enabled and args.output_file is None and _is_tty(out)
+            try:
+                for result in scan:
+                    totals[result.target].add(result)
+                    if shared and result.diagnostics:
+                        progress.hide()
+                    output.add(result)
+                progress.hide()
+                _report_skips(list(totals.values()))
+                output.finish(totals)
+            finally:
+                output.close()
+    runs = [totals[t] for t in targets]
     if args.exit_zero or args.fail_on == "never":
         return EXIT_ERROR if any(run.errors for run in runs) else EXIT_OK
     return max(_exit_code(run, settings.fail_on) for run in runs)
+
+
+def _is_tty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _fix(args: argparse.Namespace) -> int:
@@ -377,6 +384,11 @@ def _fix(args: argparse.Namespace) -> int:
         except OutputTreeError as exc:
             raise UsageError(str(exc)) from None
     with _progress(args, "Fixing") as progress:
+
+        def show(diff: str) -> None:  # each file's diff as it is planned, in output order
+            progress.hide()
+            sys.stdout.write(diff)
+
         result = runner.fix(
             args.paths,
             settings,
@@ -385,10 +397,10 @@ def _fix(args: argparse.Namespace) -> int:
             diff_only=args.diff,
             progress=progress,
             output=output,
+            on_diff=show,
         )
-    _report_skips(result.run)
+    _report_skips([result.run])
     if args.diff:
-        sys.stdout.write("".join(result.diffs))
         count = len(result.changed_files)
         print(
             f"Would fix {result.fixed} finding{'s' if result.fixed != 1 else ''} in {count} "
@@ -473,11 +485,13 @@ def _report(args: argparse.Namespace) -> int:
     return EXIT_ERROR if report.errors else EXIT_OK
 
 
-def _problems_of_every_target(multi: MultiTargetRun) -> RunResult:
-    """One RunResult whose skips and errors cover every target, for the messages on stderr."""
-    runs = list(multi.runs.values())
-    errors = [(f"{label} ({run.target})" if len(runs) > 1 else label, why) for run in runs for label, why in run.errors]
-    return RunResult(runs[0].target, runs[0].files_scanned, [], runs[0].skipped, errors)
+def _problems_of_every_target(multi: MultiTargetRun) -> list[RunResult]:
+    return list(multi.runs.values())
+
+
+def _write_output(args: argparse.Namespace, text: str) -> None:
+    with _output(args) as out:
+        out.write(text)
 
 
 def _rule(args: argparse.Namespace) -> int:

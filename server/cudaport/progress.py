@@ -28,9 +28,9 @@ class ProgressBar:
         if not self.enabled or total <= 0:
             return
         now = time.monotonic()
-        if not self._visible and total < LARGE_TREE and now - self._started < SHOW_AFTER:
+        if not self._drawn_at and total < LARGE_TREE and now - self._started < SHOW_AFTER:
             return
-        if self._visible and done < total and now - self._drawn_at < REDRAW_EVERY:
+        if self._drawn_at and done < total and now - self._drawn_at < REDRAW_EVERY:
             return
         self._drawn_at = now
         self._visible = True
@@ -44,11 +44,15 @@ class ProgressBar:
         filled = room * done // total
         return f"{self.label} [{'#' * filled}{'.' * (room - filled)}]{counter}"
 
-    def close(self) -> None:
+    def hide(self) -> None:
+        """Erase the bar before something else is written to the terminal; it is drawn again at the next redraw."""
         if self._visible:
             self.stream.write("\r\x1b[2K")
             self.stream.flush()
             self._visible = False
+
+    def close(self) -> None:
+        self.hide()
 
 
 def _is_terminal(stream: TextIO) -> bool:

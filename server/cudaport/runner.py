@@ -1,52 +1,51 @@
-"""Runs `check` and `fix` over many files, in one process or several (--jobs)."""
+"""Runs `check` and `fix` over many files, in one process or several (--jobs), as a stream: each file's results
+come out in output order (by label) as soon as they are ready, and nothing of a file is kept once it has been
+consumed, so memory follows the largest file, not the tree."""
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import itertools
 import os
+import tempfile
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from .analyzers.base import BadInput
 from .config import Settings
-from .engine import Engine, FileResult
+from .engine import Engine
 from .files import Excluded, Skipped, SourcePath, discover
 from .models import Finding
 from .outtree import OutputTree
 from .project import ProjectIndex, checkout_root
-from .results import Diagnostic, RunResult, sort_diagnostics
+from .results import Diagnostic, FileFindings, RunResult, RunTotals
 from .source import LineIndex, SkipFile, write_atomic
 
 Progress = Callable[[int, int], None]
+Job = TypeVar("Job")
 Outcome = TypeVar("Outcome")
 PARALLEL_THRESHOLD = 48
-
-
-@dataclass
-class FileOutcome:
-    """What a worker sends back for one file: positions already computed; from `fix`, the new file contents."""
-
-    label: str
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    skipped: str | None = None
-    error: str | None = None
-    fixed: int = 0
-    diff: str = ""
-    changed: bool = False
-    path: Path | None = None
-    rewritten: bytes | None = None  # the encoded new contents, written once every file has been planned
+CHUNKS_IN_FLIGHT = 4  # per worker: enough to keep each busy, few enough that results never pile up
 
 
 def locate(label: str, findings: Iterable[Finding], lines: LineIndex) -> list[Diagnostic]:
+    """Findings placed in the file, in output order (see results.sort_diagnostics)."""
     out = []
     for finding in findings:
         line, column = lines.position(finding.start)
         end_line, end_column = lines.position(finding.end)
         out.append(Diagnostic(label, line + 1, column + 1, end_line + 1, end_column + 1, finding))
+    out.sort(key=lambda d: (d.line, d.column, d.finding.rule))
     return out
+
+
+def line_count(data: bytes) -> int:
+    return data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
 
 
 # ---- per-process state ------------------------------------------------------------------------------------------
@@ -64,18 +63,240 @@ def _engine() -> Engine:
     return _ENGINE
 
 
-def _check_one(source_path: SourcePath) -> FileOutcome:
-    result: FileResult = _engine().check_path(source_path)
-    outcome = FileOutcome(source_path.label, skipped=result.skipped, error=result.error)
-    if result.source is not None and result.findings:
-        outcome.diagnostics = locate(source_path.label, result.findings, result.lines)
-    return outcome
+def _scan_one(job: tuple[SourcePath, tuple[str, ...]]) -> list[FileFindings]:
+    """One file, read and parsed once, analysed for each target."""
+    source_path, targets = job
+    results = _engine().check_path_targets(source_path, targets)
+    out = []
+    index: LineIndex | None = None  # built once, and only for a file with findings
+    for target, result in results.items():
+        found = FileFindings(source_path.label, source_path.language, target, skipped=result.skipped)
+        if result.source is not None:
+            found.lines = line_count(result.source.data)
+            found.error = result.error
+            if result.findings:
+                index = index or LineIndex(result.source.data)
+                found.diagnostics = locate(source_path.label, result.findings, index)
+        out.append(found)
+    return out
+
+
+# ---- driving a run ----------------------------------------------------------------------------------------------
+@dataclass
+class Run:
+    files: list[SourcePath]
+    skipped: list[Skipped]
+    excluded: list[Excluded] = field(default_factory=list)
+
+
+def collect(paths: list[str], settings: Settings) -> Run:
+    """The files a run reads, in output order (by label: the order of the folder walk puts a folder's files before
+    its subfolders, which sorting by path does not)."""
+    files: list[SourcePath] = []
+    skipped: list[Skipped] = []
+    excluded: list[Excluded] = []
+    for item in discover(paths, settings):
+        if isinstance(item, Skipped):
+            skipped.append(item)
+        elif isinstance(item, Excluded):
+            excluded.append(item)
+        else:
+            files.append(item)
+    files.sort(key=lambda f: f.label)
+    return Run(files, skipped, excluded)
+
+
+def _roots(paths: list[str], settings: Settings) -> list[Path]:
+    """Where include names are looked for: the folders named, the configuration's root, and the checkout they
+    are in (a repository's shared headers, such as cuda-samples' Common/, sit above the folder checked)."""
+    roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
+    roots.append(settings.root)
+    checkout = checkout_root(settings.root)
+    if checkout is not None:
+        roots.append(checkout)
+    return roots
+
+
+def _each(function: Callable[[Job], Outcome], chunk: list[Job]) -> list[Outcome]:
+    return [function(job) for job in chunk]
+
+
+def _map(
+    function: Callable[[Job], Outcome],
+    jobs: Sequence[Job],
+    settings: Settings,
+    roots: list[Path],
+    workers: int,
+    progress: Progress | None,
+) -> Iterator[Outcome]:
+    """`function` over `jobs`, results in the order of the jobs. With several workers, a bounded number of chunks
+    is in flight: results wait for the consumer only as long as the slowest chunk ahead of them takes."""
+    count = len(jobs)
+    if workers <= 1 or count < 2:
+        _init_worker(settings, roots)
+        for done, job in enumerate(jobs, start=1):
+            yield function(job)
+            if progress:
+                progress(done, count)
+        return
+    size = max(1, min(16, count // (workers * 4)))
+    chunks = (list(jobs[i : i + size]) for i in range(0, count, size))
+    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(settings, roots)) as pool:
+        pending: deque[Future[list[Outcome]]] = deque(
+            pool.submit(_each, function, chunk) for chunk in itertools.islice(chunks, workers * CHUNKS_IN_FLIGHT)
+        )
+        done = 0
+        try:
+            while pending:
+                outcomes = pending.popleft().result()
+                following = next(chunks, None)
+                if following is not None:
+                    pending.append(pool.submit(_each, function, following))
+                for outcome in outcomes:
+                    done += 1
+                    yield outcome
+                    if progress:
+                        progress(done, count)
+        finally:
+            for future in pending:  # the consumer stopped early (an error, ^C): do not wait for work nobody reads
+                future.cancel()
+
+
+def worker_count(requested: int, files: int) -> int:
+    if requested > 0:
+        return requested
+    if files < PARALLEL_THRESHOLD:
+        return 1
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+class Scan:
+    """A run over a tree for one or more targets, as a stream of FileFindings: for each file in output order, one
+    per target in the order given. Iterate it once; consumers (the output writers, RunTotals, the report's
+    aggregator) each take the results of their target and keep what they need.
+
+    What discovery found before any file was read (skipped paths, missing paths, excluded folders) is known at
+    once, so a consumer can be given it before the stream starts."""
+
+    def __init__(
+        self,
+        paths: list[str],
+        settings: Settings,
+        targets: Sequence[str],
+        jobs: int = 1,
+        progress: Progress | None = None,
+    ) -> None:
+        if not targets:
+            raise ValueError("no target given")
+        self.targets = tuple(dict.fromkeys(targets))
+        run = collect(paths, settings)
+        self.files = len(run.files)
+        self.skipped = [(s.label, s.reason) for s in run.skipped if not s.error]
+        self.errors = [(s.label, s.reason) for s in run.skipped if s.error]
+        self.excluded = [(e.label, e.reason) for e in run.excluded]
+        self._jobs = [(f, self.targets) for f in run.files]
+        self._settings = settings
+        self._roots = _roots(paths, settings)
+        self._workers = worker_count(jobs, len(run.files))
+        self._progress = progress
+        self._started = False
+
+    def totals(self) -> dict[str, RunTotals]:
+        """An empty RunTotals per target, holding what discovery found, to `add` the stream to."""
+        return {t: RunTotals(t, self.skipped, self.errors, self.excluded) for t in self.targets}
+
+    def __iter__(self) -> Iterator[FileFindings]:
+        if self._started:
+            raise RuntimeError("a Scan is streamed once")
+        self._started = True
+        jobs, self._jobs = self._jobs, []
+        for results in _map(_scan_one, jobs, self._settings, self._roots, self._workers, self._progress):
+            yield from results
+
+
+def scan(
+    paths: list[str],
+    settings: Settings,
+    targets: Sequence[str] | None = None,
+    jobs: int = 1,
+    progress: Progress | None = None,
+) -> Scan:
+    """`check` over `paths` for `targets` (default: the configured one), streamed (see Scan)."""
+    return Scan(paths, settings, targets or [settings.target], jobs, progress)
+
+
+# ---- several targets kept whole (the migration report) ------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class ScannedFile:
+    """A file that was analysed: its label, language and size in lines (the report weighs directories by it)."""
+
+    label: str
+    language: str
+    lines: int
+
+
+@dataclass
+class MultiTargetRun:
+    """One `check` result per target over the same files, plus the files themselves, all in memory."""
+
+    files: list[ScannedFile]
+    runs: dict[str, RunResult]
+
+
+def check_targets(
+    paths: list[str],
+    settings: Settings,
+    targets: Sequence[str],
+    jobs: int = 1,
+    progress: Progress | None = None,
+) -> MultiTargetRun:
+    """The stream of `scan` kept whole: each target's RunResult is what `check --target T` gives."""
+    stream = scan(paths, settings, targets, jobs, progress)
+    totals = stream.totals()
+    files: list[ScannedFile] = []
+    diagnostics: dict[str, list[Diagnostic]] = {t: [] for t in stream.targets}
+    first = stream.targets[0]
+    for result in stream:
+        totals[result.target].add(result)
+        if result.skipped:
+            continue
+        if result.target == first:
+            files.append(ScannedFile(result.path, result.language, result.lines))
+        diagnostics[result.target].extend(result.diagnostics)
+    runs = {
+        t: RunResult(t, len(files), diagnostics[t], totals[t].skipped, totals[t].errors, totals[t].excluded)
+        for t in stream.targets
+    }
+    return MultiTargetRun(files, runs)
+
+
+# ---- fix ------------------------------------------------------------------------------------------------------------
+@dataclass
+class FileOutcome:
+    """What a worker sends back for one fixed file: the findings left, and the new contents if they changed."""
+
+    label: str
+    language: str
+    target: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    skipped: str | None = None
+    error: str | None = None
+    fixed: int = 0
+    diff: str = ""
+    changed: bool = False
+    path: Path | None = None
+    rewritten: bytes | None = None  # the encoded new contents, written once every file has been planned
+
+    def findings(self) -> FileFindings:
+        return FileFindings(
+            self.label, self.language, self.target, 0, self.diagnostics, skipped=self.skipped, error=self.error
+        )
 
 
 def _fix_one(job: tuple[SourcePath, bool, bool]) -> FileOutcome:
     source_path, unsafe, diff_only = job
     engine = _engine()
-    outcome = FileOutcome(source_path.label)
+    outcome = FileOutcome(source_path.label, source_path.language, engine.settings.target)
     if source_path.path.is_symlink():
         outcome.skipped = "symbolic link: fix the file it points to instead"
         return outcome
@@ -110,18 +331,6 @@ def _fix_one(job: tuple[SourcePath, bool, bool]) -> FileOutcome:
     return outcome
 
 
-def _write(outcome: FileOutcome) -> None:
-    """Write a planned rewrite; a file that cannot be written counts as not fixed."""
-    assert outcome.path is not None and outcome.rewritten is not None
-    try:
-        write_atomic(outcome.path, outcome.rewritten)
-    except OSError as exc:
-        outcome.error = f"cannot write: {exc}"
-        outcome.changed = False
-        outcome.fixed = 0
-    outcome.rewritten = None
-
-
 def unified_diff(label: str, before: bytes, after: bytes) -> str:
     old = before.decode("utf-8", "replace").splitlines(keepends=True)
     new = after.decode("utf-8", "replace").splitlines(keepends=True)
@@ -130,112 +339,21 @@ def unified_diff(label: str, before: bytes, after: bytes) -> str:
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
-# ---- driving a run ----------------------------------------------------------------------------------------------
-@dataclass
-class Run:
-    files: list[SourcePath]
-    skipped: list[Skipped]
-    excluded: list[Excluded] = field(default_factory=list)
-
-
-def collect(paths: list[str], settings: Settings) -> Run:
-    files: list[SourcePath] = []
-    skipped: list[Skipped] = []
-    excluded: list[Excluded] = []
-    for item in discover(paths, settings):
-        if isinstance(item, Skipped):
-            skipped.append(item)
-        elif isinstance(item, Excluded):
-            excluded.append(item)
-        else:
-            files.append(item)
-    return Run(files, skipped, excluded)
-
-
-def _roots(paths: list[str], settings: Settings) -> list[Path]:
-    """Where include names are looked for: the folders named, the configuration's root, and the checkout they
-    are in (a repository's shared headers, such as cuda-samples' Common/, sit above the folder checked)."""
-    roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
-    roots.append(settings.root)
-    checkout = checkout_root(settings.root)
-    if checkout is not None:
-        roots.append(checkout)
-    return roots
-
-
-def _map(
-    function: Callable[[Any], Outcome],
-    jobs: Iterable[object],
-    count: int,
-    settings: Settings,
-    roots: list[Path],
-    workers: int,
-    progress: Progress | None,
-) -> Iterator[Outcome]:
-    if workers <= 1 or count < 2:
-        _init_worker(settings, roots)
-        for done, job in enumerate(jobs, start=1):
-            yield function(job)
-            if progress:
-                progress(done, count)
-        return
-    chunk = max(1, min(16, count // (workers * 4)))
-    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(settings, roots)) as pool:
-        for done, outcome in enumerate(pool.map(function, jobs, chunksize=chunk), start=1):
-            yield outcome
-            if progress:
-                progress(done, count)
-
-
-def worker_count(requested: int, files: int) -> int:
-    if requested > 0:
-        return requested
-    if files < PARALLEL_THRESHOLD:
-        return 1
-    return max(1, min(os.cpu_count() or 1, 8))
-
-
-def check(paths: list[str], settings: Settings, jobs: int = 1, progress: Progress | None = None) -> RunResult:
-    run = collect(paths, settings)
-    workers = worker_count(jobs, len(run.files))
-    tally = _Tally(run)
-    for outcome in _map(_check_one, run.files, len(run.files), settings, _roots(paths, settings), workers, progress):
-        tally.add(outcome)
-    return tally.result(settings.target)
-
-
-class _Tally:
-    """Skips, errors and diagnostics gathered from the per-file outcomes of a run."""
-
-    def __init__(self, run: Run) -> None:
-        self.skipped = [(s.label, s.reason) for s in run.skipped if not s.error]
-        self.errors = [(s.label, s.reason) for s in run.skipped if s.error]
-        self.excluded = [(e.label, e.reason) for e in run.excluded]
-        self.diagnostics: list[Diagnostic] = []
-        self.scanned = 0
-
-    def add(self, outcome: FileOutcome) -> bool:
-        """Count one file's outcome; False when the file was skipped."""
-        if outcome.skipped:
-            self.skipped.append((outcome.label, outcome.skipped))
-            return False
-        self.scanned += 1
-        if outcome.error:
-            self.errors.append((outcome.label, outcome.error))
-        self.diagnostics.extend(outcome.diagnostics)
-        return True
-
-    def result(self, target: str) -> RunResult:
-        diagnostics = sort_diagnostics(self.diagnostics)
-        return RunResult(target, self.scanned, diagnostics, self.skipped, self.errors, self.excluded)
-
-
 @dataclass
 class FixResult:
-    run: RunResult
+    run: RunTotals
     fixed: int
     changed_files: list[str]
-    diffs: list[str]
+
+
+@dataclass
+class _Planned:
+    """A rewrite waiting, on disk, for every file to be planned."""
+
+    label: str
+    path: Path
+    spooled: Path
+    fixed: int
 
 
 def fix(
@@ -246,118 +364,50 @@ def fix(
     diff_only: bool = False,
     progress: Progress | None = None,
     output: OutputTree | None = None,
+    on_diff: Callable[[str], Any] | None = None,
 ) -> FixResult:
-    """Apply the fixes in place, or (with `output`) to a copy of the tree written elsewhere."""
+    """Apply the fixes in place, or (with `output`) to a copy of the tree written elsewhere; with `diff_only`,
+    hand each file's diff to `on_diff` in output order instead."""
     run = collect(paths, settings)
     workers = worker_count(jobs, len(run.files))
-    tally = _Tally(run)
+    totals = RunTotals(
+        settings.target,
+        [(s.label, s.reason) for s in run.skipped if not s.error],
+        [(s.label, s.reason) for s in run.skipped if s.error],
+        [(e.label, e.reason) for e in run.excluded],
+    )
     fixed = 0
     changed: list[str] = []
-    diffs: list[str] = []
     jobs_list = [(f, unsafe, diff_only) for f in run.files]
     # Every file is planned against the tree as it was, then written: a header rewritten early must not change
-    # what the files that include it are told (the result would depend on the order of the workers).
-    planned = list(_map(_fix_one, jobs_list, len(jobs_list), settings, _roots(paths, settings), workers, progress))
-    if output is not None:
-        output.copy()
-    for outcome in planned:
-        if outcome.rewritten is not None:
-            if output is not None and outcome.path is not None:
-                outcome.path = output.place(outcome.path)
-            _write(outcome)
-    for outcome in planned:
-        if not tally.add(outcome):
-            continue
-        fixed += outcome.fixed
-        if outcome.changed:
-            changed.append(outcome.label)
-        if outcome.diff:
-            diffs.append(outcome.diff)
-    return FixResult(tally.result(settings.target), fixed, changed, diffs)
-
-
-# ---- several targets in one pass (the migration report) -----------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class ScannedFile:
-    """A file that was analysed: its label, language and size in lines (the report weighs directories by it)."""
-
-    label: str
-    language: str
-    lines: int
-
-
-@dataclass
-class MultiTargetRun:
-    """One `check` result per target over the same files, plus the files themselves."""
-
-    files: list[ScannedFile]
-    runs: dict[str, RunResult]
-
-
-@dataclass
-class TargetsOutcome:
-    """What a worker sends back for one file analysed for several targets."""
-
-    label: str
-    language: str
-    lines: int = 0
-    skipped: str | None = None
-    errors: dict[str, str] = field(default_factory=dict)
-    diagnostics: dict[str, list[Diagnostic]] = field(default_factory=dict)
-
-
-def _check_targets_one(job: tuple[SourcePath, tuple[str, ...]]) -> TargetsOutcome:
-    source_path, targets = job
-    results = _engine().check_path_targets(source_path, targets)
-    first = results[targets[0]]
-    outcome = TargetsOutcome(source_path.label, source_path.language, skipped=first.skipped)
-    if first.source is None:
-        return outcome
-    data = first.source.data
-    outcome.lines = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
-    index: LineIndex | None = None  # built once, and only for a file with findings
-    for target, result in results.items():
-        if result.error:
-            outcome.errors[target] = result.error
-        if result.findings:
-            index = index or LineIndex(data)
-            outcome.diagnostics[target] = locate(source_path.label, result.findings, index)
-    return outcome
-
-
-def check_targets(
-    paths: list[str],
-    settings: Settings,
-    targets: Sequence[str],
-    jobs: int = 1,
-    progress: Progress | None = None,
-) -> MultiTargetRun:
-    """`check` for each of `targets` over the same files, reading and parsing every file once.
-
-    Each target's RunResult is what `check --target T` gives with the same settings."""
-    if not targets:
-        raise ValueError("no target given")
-    wanted = tuple(dict.fromkeys(targets))
-    run = collect(paths, settings)
-    workers = worker_count(jobs, len(run.files))
-    skipped = [(s.label, s.reason) for s in run.skipped]
-    files: list[ScannedFile] = []
-    diagnostics: dict[str, list[Diagnostic]] = {t: [] for t in wanted}
-    errors: dict[str, list[tuple[str, str]]] = {t: [] for t in wanted}
-    jobs_list = [(f, wanted) for f in run.files]
-    roots = _roots(paths, settings)
-    for outcome in _map(_check_targets_one, jobs_list, len(jobs_list), settings, roots, workers, progress):
-        if outcome.skipped:
-            skipped.append((outcome.label, outcome.skipped))
-            continue
-        files.append(ScannedFile(outcome.label, outcome.language, outcome.lines))
-        for target in wanted:
-            if target in outcome.errors:
-                errors[target].append((outcome.label, outcome.errors[target]))
-            diagnostics[target].extend(outcome.diagnostics.get(target, ()))
-    excluded = [(e.label, e.reason) for e in run.excluded]
-    runs = {
-        t: RunResult(t, len(files), sort_diagnostics(diagnostics[t]), list(skipped), errors[t], list(excluded))
-        for t in wanted
-    }
-    return MultiTargetRun(files, runs)
+    # what the files that include it are told (the result would depend on the order of the workers). The plans
+    # wait on disk, not in memory.
+    with tempfile.TemporaryDirectory(prefix="cudaport-fix-") as spool:
+        planned: list[_Planned] = []
+        for outcome in _map(_fix_one, jobs_list, settings, _roots(paths, settings), workers, progress):
+            if outcome.rewritten is not None and outcome.path is not None:
+                spooled = Path(spool) / str(len(planned))
+                spooled.write_bytes(outcome.rewritten)
+                planned.append(_Planned(outcome.label, outcome.path, spooled, outcome.fixed))
+                outcome.rewritten = None
+            elif outcome.changed:
+                fixed += outcome.fixed
+                changed.append(outcome.label)
+            if outcome.diff and on_diff is not None:
+                on_diff(outcome.diff)
+            totals.add(outcome.findings())
+        if output is not None:
+            output.copy()
+        for plan in planned:
+            destination = output.place(plan.path) if output is not None else plan.path
+            try:
+                write_atomic(destination, plan.spooled.read_bytes())
+            except OSError as exc:  # a file that cannot be written counts as not fixed
+                totals.errors.append((plan.label, f"cannot write: {exc}"))
+                continue
+            finally:
+                with contextlib.suppress(OSError):
+                    plan.spooled.unlink()
+            fixed += plan.fixed
+            changed.append(plan.label)
+    return FixResult(totals, fixed, changed)

@@ -1,61 +1,61 @@
-"""Renderers: one function per output format, each returning the whole text to print."""
+"""The output of `check`, written as the run streams each file's results: text, JSON, GitHub annotations, SARIF
+and --statistics, for one target or several. Text and GitHub lines go out as each file is done; JSON and SARIF
+stay one valid document each, so what must precede the findings (counts, the rules used) is written at the end,
+with the findings waiting in a temporary spool (on disk past a few megabytes), never in memory as objects."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from typing import IO, Any, Protocol, TextIO
 
 from .. import __version__
 from ..models import Difficulty
-from ..results import Diagnostic, RunResult
+from ..results import Diagnostic, FileFindings, RunTotals
 from ..ruleset import Rule, RuleSet
 from .ruledoc import rule_markdown, rule_text
 
+SPOOL_IN_MEMORY = 4 * 1024 * 1024  # characters a spool keeps in memory before it moves to a temporary file
+
+
+class _Spool:
+    """Text written now and copied out later."""
+
+    def __init__(self) -> None:
+        self._file: IO[str] = tempfile.SpooledTemporaryFile(  # noqa: SIM115 (closed by copy_to / close)
+            max_size=SPOOL_IN_MEMORY, mode="w+", encoding="utf-8", newline="\n"
+        )
+
+    def write(self, text: str) -> None:
+        self._file.write(text)
+
+    def lines(self) -> IO[str]:
+        self._file.seek(0)
+        return self._file
+
+    def copy_to(self, out: TextIO) -> None:
+        self._file.seek(0)
+        shutil.copyfileobj(self._file, out)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class _Section(Protocol):
+    """One target's part of the output."""
+
+    def add(self, result: FileFindings) -> None: ...
+
+    def write(self, totals: RunTotals, out: TextIO) -> None:
+        """Everything of the section not written yet, now that the run is over."""
+        ...
+
+    def close(self) -> None: ...
+
 
 # ---- text -------------------------------------------------------------------------------------------------------
-def render_text(run: RunResult, show_portable: bool = False, color: bool = False) -> str:
-    lines = []
-    hidden = 0
-    for diag in run.diagnostics:
-        if diag.difficulty == Difficulty.PORTABLE and not show_portable:
-            hidden += 1
-            continue
-        code = _paint(diag.rule, _COLORS[diag.difficulty], color)
-        level = _paint(f"[{diag.difficulty.label}]", _COLORS[diag.difficulty], color)
-        fixable = " (fixable)" if diag.finding.fixable else ""
-        lines.append(
-            f"{diag.path}:{diag.line}:{diag.column}: {code} {level} {diag.finding.message}{fixable}{_cell(diag)}"
-        )
-    lines.append(summary_line(run, hidden))
-    return "\n".join(lines) + "\n"
-
-
-def summary_line(run: RunResult, hidden_portable: int = 0) -> str:
-    counts = run.summary()
-    total = len(run.diagnostics)
-    files = len({d.path for d in run.diagnostics})
-    parts = ", ".join(f"{counts[d.label]} {d.label}" for d in Difficulty)
-    text = (
-        f"Found {total} finding{'s' if total != 1 else ''} in {files} of {run.files_scanned} "
-        f"file{'s' if run.files_scanned != 1 else ''} for {run.target} ({parts})"
-    )
-    fixable = run.fixable()
-    if fixable:
-        text += f"; {fixable} fixable with `cudaport fix`"
-    if hidden_portable:
-        text += f"; {hidden_portable} portable not shown (--show-portable)"
-    text += "."
-    if run.excluded:
-        shown = ", ".join(label for label, _ in run.excluded[:_EXCLUDED_SHOWN])
-        more = len(run.excluded) - _EXCLUDED_SHOWN
-        text += f"\nExcluded, although they hold sources: {shown}{f' and {more} more' if more > 0 else ''}"
-        text += " (exclude / extend-exclude in the configuration decide)."
-    return text
-
-
-_EXCLUDED_SHOWN = 8
-
-
 _COLORS = {
     Difficulty.PORTABLE: "2",
     Difficulty.MECHANICAL: "36",
@@ -68,23 +68,162 @@ def _paint(text: str, code: str, color: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if color else text
 
 
-# ---- json -------------------------------------------------------------------------------------------------------
-def render_json(run: RunResult) -> str:
-    """One diagnostic per line: readable and diffable, and every line encoded by json's C encoder (an indented
-    dump goes through the pure-Python one, which dominated `check --format json` on large trees)."""
-    head = {"version": 1, "target": run.target, "files_scanned": run.files_scanned}
-    lines = [json.dumps(head, ensure_ascii=False)[:-1] + ', "diagnostics": [']
-    items = [json.dumps(_json_diagnostic(d), ensure_ascii=False) for d in run.diagnostics]
-    lines.append(",\n".join(f"  {item}" for item in items))
-    excluded = [{"path": label, "reason": reason} for label, reason in run.excluded]
-    lines.append(f'], "summary": {json.dumps(run.summary())}, "excluded": {json.dumps(excluded)}}}')
-    return "\n".join(line for line in lines if line) + "\n"
+class _Lines:
+    """A section made of lines per finding: written to the output at once (`sink` is the output) or spooled for
+    later (a second target's block follows the first's whole)."""
+
+    def __init__(self, sink: TextIO | None) -> None:
+        self._spool = _Spool() if sink is None else None
+        self._sink: TextIO | _Spool = sink if sink is not None else self._spool  # type: ignore[assignment]
+
+    def _flush_into(self, out: TextIO) -> None:
+        if self._spool is not None:
+            self._spool.copy_to(out)
+            self._spool.close()
+            self._spool = None
+
+    def close(self) -> None:
+        if self._spool is not None:
+            self._spool.close()
+
+
+class TextSection(_Lines):
+    def __init__(self, sink: TextIO | None, show_portable: bool, color: bool) -> None:
+        super().__init__(sink)
+        self.show_portable = show_portable
+        self.color = color
+        self.hidden = 0
+
+    def add(self, result: FileFindings) -> None:
+        write = self._sink.write
+        for diag in result.diagnostics:
+            if diag.difficulty == Difficulty.PORTABLE and not self.show_portable:
+                self.hidden += 1
+                continue
+            code = _paint(diag.rule, _COLORS[diag.difficulty], self.color)
+            level = _paint(f"[{diag.difficulty.label}]", _COLORS[diag.difficulty], self.color)
+            fixable = " (fixable)" if diag.finding.fixable else ""
+            where = f"{diag.path}:{diag.line}:{diag.column}"
+            write(f"{where}: {code} {level} {diag.finding.message}{fixable}{_cell(diag)}\n")
+
+    def write(self, totals: RunTotals, out: TextIO) -> None:
+        self._flush_into(out)
+        out.write(summary_line(totals, self.hidden) + "\n")
+
+
+def summary_line(totals: RunTotals, hidden_portable: int = 0) -> str:
+    counts = totals.summary()
+    total = totals.findings
+    parts = ", ".join(f"{counts[d.label]} {d.label}" for d in Difficulty)
+    text = (
+        f"Found {total} finding{'s' if total != 1 else ''} in {totals.files_with_findings} of "
+        f"{totals.files_scanned} file{'s' if totals.files_scanned != 1 else ''} for {totals.target} ({parts})"
+    )
+    fixable = totals.fixable
+    if fixable:
+        text += f"; {fixable} fixable with `cudaport fix`"
+    if hidden_portable:
+        text += f"; {hidden_portable} portable not shown (--show-portable)"
+    text += "."
+    if totals.excluded:
+        shown = ", ".join(label for label, _ in totals.excluded[:_EXCLUDED_SHOWN])
+        more = len(totals.excluded) - _EXCLUDED_SHOWN
+        text += f"\nExcluded, although they hold sources: {shown}{f' and {more} more' if more > 0 else ''}"
+        text += " (exclude / extend-exclude in the configuration decide)."
+    return text
+
+
+_EXCLUDED_SHOWN = 8
 
 
 def _cell(diag: Diagnostic) -> str:
     """Where a notebook finding is among the cells (its line and column are the notebook file's)."""
     data = diag.finding.data
     return f" [cell {data['cell']}, line {data.get('cell_line', '')}]" if "cell" in data else ""
+
+
+# ---- github -----------------------------------------------------------------------------------------------------
+_GITHUB_LEVEL = {
+    Difficulty.PORTABLE: "notice",
+    Difficulty.MECHANICAL: "notice",
+    Difficulty.MANUAL: "warning",
+    Difficulty.BLOCKER: "error",
+}
+
+
+class GithubSection(_Lines):
+    def __init__(self, sink: TextIO | None, show_portable: bool) -> None:
+        super().__init__(sink)
+        self.show_portable = show_portable
+
+    def add(self, result: FileFindings) -> None:
+        for diag in result.diagnostics:
+            if diag.difficulty == Difficulty.PORTABLE and not self.show_portable:
+                continue
+            self._sink.write(_github_line(diag) + "\n")
+
+    def write(self, totals: RunTotals, out: TextIO) -> None:
+        self._flush_into(out)
+
+
+def _github_line(diag: Diagnostic) -> str:
+    props = ",".join(
+        f"{key}={_gh_property(str(value))}"
+        for key, value in (
+            ("file", diag.path),
+            ("line", diag.line),
+            ("col", diag.column),
+            ("endLine", diag.end_line),
+            ("endColumn", diag.end_column),
+            ("title", f"cudaport {diag.rule} ({diag.difficulty.label})"),
+        )
+    )
+    return f"::{_GITHUB_LEVEL[diag.difficulty]} {props}::{_gh_data(diag.finding.message)}"
+
+
+def _gh_data(value: str) -> str:
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_property(value: str) -> str:
+    return _gh_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+# ---- json -------------------------------------------------------------------------------------------------------
+class JsonSection:
+    """One target's document: one diagnostic per line, readable and diffable, and every line encoded by json's C
+    encoder (an indented dump goes through the pure-Python one, which dominated `check --format json` on large
+    trees). `compact`: the same document on one line, as it sits among several targets' runs."""
+
+    def __init__(self, compact: bool = False) -> None:
+        self.compact = compact
+        self._spool = _Spool()
+        self._items = 0
+
+    def add(self, result: FileFindings) -> None:
+        separator, indent = (", ", "") if self.compact else (",\n", "  ")
+        for diag in result.diagnostics:
+            item = json.dumps(_json_diagnostic(diag), ensure_ascii=False)
+            self._spool.write(f"{separator if self._items else ''}{indent}{item}")
+            self._items += 1
+
+    def write(self, totals: RunTotals, out: TextIO) -> None:
+        head = {"version": 1, "target": totals.target, "files_scanned": totals.files_scanned}
+        out.write(json.dumps(head, ensure_ascii=False)[:-1] + ', "diagnostics": [')
+        if not self.compact:
+            out.write("\n")
+        self._spool.copy_to(out)
+        self._spool.close()
+        excluded = [{"path": label, "reason": reason} for label, reason in totals.excluded]
+        if self.compact:
+            out.write(f'], "summary": {json.dumps(totals.summary())}, ')
+            out.write(f'"excluded": {json.dumps(excluded, ensure_ascii=False)}}}')
+        else:
+            out.write(f'{chr(10) if self._items else ""}], "summary": {json.dumps(totals.summary())}, ')
+            out.write(f'"excluded": {json.dumps(excluded)}}}\n')
+
+    def close(self) -> None:
+        self._spool.close()
 
 
 def _json_diagnostic(diag: Diagnostic) -> dict[str, Any]:
@@ -108,43 +247,6 @@ def _json_diagnostic(diag: Diagnostic) -> dict[str, Any]:
     }
 
 
-# ---- github -----------------------------------------------------------------------------------------------------
-_GITHUB_LEVEL = {
-    Difficulty.PORTABLE: "notice",
-    Difficulty.MECHANICAL: "notice",
-    Difficulty.MANUAL: "warning",
-    Difficulty.BLOCKER: "error",
-}
-
-
-def render_github(run: RunResult, show_portable: bool = False) -> str:
-    lines = []
-    for diag in run.diagnostics:
-        if diag.difficulty == Difficulty.PORTABLE and not show_portable:
-            continue
-        props = ",".join(
-            f"{key}={_gh_property(str(value))}"
-            for key, value in (
-                ("file", diag.path),
-                ("line", diag.line),
-                ("col", diag.column),
-                ("endLine", diag.end_line),
-                ("endColumn", diag.end_column),
-                ("title", f"cudaport {diag.rule} ({diag.difficulty.label})"),
-            )
-        )
-        lines.append(f"::{_GITHUB_LEVEL[diag.difficulty]} {props}::{_gh_data(diag.finding.message)}")
-    return "\n".join(lines) + ("\n" if lines else "")
-
-
-def _gh_data(value: str) -> str:
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _gh_property(value: str) -> str:
-    return _gh_data(value).replace(":", "%3A").replace(",", "%2C")
-
-
 # ---- sarif ------------------------------------------------------------------------------------------------------
 _SARIF_LEVEL = {
     Difficulty.PORTABLE: "note",
@@ -152,38 +254,60 @@ _SARIF_LEVEL = {
     Difficulty.MANUAL: "warning",
     Difficulty.BLOCKER: "error",
 }
+_SARIF_HEAD = '{"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": ['
 
 
-def render_sarif(run: RunResult, ruleset: RuleSet) -> str:
-    used = sorted(run.by_rule())
-    rules = [ruleset.rules[code] for code in used if code in ruleset.rules]
-    index = {rule.code: i for i, rule in enumerate(rules)}
-    results = [_sarif_result(d, index) for d in run.diagnostics]
-    document = {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "cudaport",
-                        "version": __version__,
-                        "semanticVersion": __version__,
-                        "informationUri": "https://github.com/cudaport/cudaport",
-                        "rules": [_sarif_rule(rule, run.target, ruleset.rule_url(rule.code)) for rule in rules],
-                    }
-                },
-                "columnKind": "unicodeCodePoints",
-                "properties": {
-                    "target": run.target,
-                    "filesScanned": run.files_scanned,
-                    "summary": run.summary(),
-                },
-                "results": results,
-            }
-        ],
-    }
-    return json.dumps(document, ensure_ascii=False) + "\n"  # compact: json's C encoder (see render_json)
+class SarifSection:
+    """One SARIF run. A result's `ruleIndex` points into the rules the run used, known only at the end: each
+    result waits in the spool as its rule and its JSON without the index, which is added as it is copied out."""
+
+    def __init__(self, ruleset: RuleSet) -> None:
+        self.ruleset = ruleset
+        self._spool = _Spool()
+
+    def add(self, result: FileFindings) -> None:
+        for diag in result.diagnostics:
+            text = json.dumps(_sarif_result(diag), ensure_ascii=False)
+            self._spool.write(f"{diag.rule}\t{text[:-1]}\n")  # the JSON never holds a raw newline
+
+    def write(self, totals: RunTotals, out: TextIO) -> None:
+        ruleset = self.ruleset
+        rules = [ruleset.rules[code] for code in sorted(totals.by_rule) if code in ruleset.rules]
+        index = {rule.code: i for i, rule in enumerate(rules)}
+        run = {
+            "tool": {
+                "driver": {
+                    "name": "cudaport",
+                    "version": __version__,
+                    "semanticVersion": __version__,
+                    "informationUri": "https://github.com/cudaport/cudaport",
+                    "rules": [_sarif_rule(rule, totals.target, ruleset.rule_url(rule.code)) for rule in rules],
+                }
+            },
+            "columnKind": "unicodeCodePoints",
+            "properties": {
+                "target": totals.target,
+                "filesScanned": totals.files_scanned,
+                "summary": totals.summary(),
+            },
+            "results": [],
+        }
+        text = json.dumps(run, ensure_ascii=False)
+        out.write(text[: -len("[]}")] + "[")
+        first = True
+        for line in self._spool.lines():
+            rule, _, item = line.rstrip("\n").partition("\t")
+            position = index.get(rule)
+            out.write(f"{'' if first else ', '}{item}{'' if position is None else f', {_RULE_INDEX}{position}'}}}")
+            first = False
+        out.write("]}")
+        self._spool.close()
+
+    def close(self) -> None:
+        self._spool.close()
+
+
+_RULE_INDEX = '"ruleIndex": '
 
 
 def _sarif_rule(rule: Rule, target: str, url: str) -> dict[str, Any]:
@@ -200,7 +324,8 @@ def _sarif_rule(rule: Rule, target: str, url: str) -> dict[str, Any]:
     }
 
 
-def _sarif_result(diag: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
+def _sarif_result(diag: Diagnostic) -> dict[str, Any]:
+    """A SARIF result without its ruleIndex (SarifSection adds it)."""
     finding = diag.finding
     result: dict[str, Any] = {
         "ruleId": finding.rule,
@@ -221,54 +346,132 @@ def _sarif_result(diag: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
         ],
         "properties": {"difficulty": finding.difficulty.label, "symbol": finding.symbol},
     }
-    if finding.rule in index:
-        result["ruleIndex"] = index[finding.rule]
     if finding.replacement is not None:
         result["properties"]["replacement"] = finding.replacement
     return result
 
 
 # ---- statistics -------------------------------------------------------------------------------------------------
-def render_statistics(run: RunResult, ruleset: RuleSet, as_json: bool = False) -> str:
-    by_rule = run.by_rule()
-    fixable_by_rule: dict[str, int] = {}
-    for diag in run.diagnostics:
-        if diag.finding.fixable:
-            fixable_by_rule[diag.rule] = fixable_by_rule.get(diag.rule, 0) + 1
-    rows = sorted(by_rule.items(), key=lambda item: (-item[1], item[0]))
-    levels: dict[str, dict[str, int]] = {}
-    for diag in run.diagnostics:
-        per_rule = levels.setdefault(diag.rule, {})
-        per_rule[diag.difficulty.label] = per_rule.get(diag.difficulty.label, 0) + 1
+class StatisticsSection:
+    """Counts per rule and per difficulty, from the totals alone."""
+
+    def __init__(self, ruleset: RuleSet, as_json: bool, compact: bool = False) -> None:
+        self.ruleset = ruleset
+        self.as_json = as_json
+        self.compact = compact
+
+    def add(self, result: FileFindings) -> None:
+        pass
+
+    def write(self, totals: RunTotals, out: TextIO) -> None:
+        out.write(render_statistics(totals, self.ruleset, self.as_json, self.compact))
+
+    def close(self) -> None:
+        pass
+
+
+def render_statistics(totals: RunTotals, ruleset: RuleSet, as_json: bool = False, compact: bool = False) -> str:
+    rows = sorted(totals.by_rule.items(), key=lambda item: (-item[1], item[0]))
+    levels = totals.levels
     if as_json:
         data = {
-            "target": run.target,
-            "files_scanned": run.files_scanned,
+            "target": totals.target,
+            "files_scanned": totals.files_scanned,
             "rules": [
                 {
                     "code": code,
                     "name": ruleset.rules[code].name if code in ruleset.rules else "",
                     "count": count,
-                    "fixable": fixable_by_rule.get(code, 0),
-                    "difficulty": {d.label: levels[code].get(d.label, 0) for d in Difficulty},
+                    "fixable": totals.fixable_by_rule.get(code, 0),
+                    "difficulty": {d.label: levels[code].get(d, 0) for d in Difficulty},
                 }
                 for code, count in rows
             ],
-            "summary": run.summary(),
+            "summary": totals.summary(),
         }
-        return json.dumps(data, indent=2) + "\n"
+        return json.dumps(data, ensure_ascii=False) if compact else json.dumps(data, indent=2) + "\n"
     width = max((len(str(count)) for _, count in rows), default=1)
     lines = []
     for code, count in rows:
         name = ruleset.rules[code].name if code in ruleset.rules else ""
-        fixable = fixable_by_rule.get(code, 0)
+        fixable = totals.fixable_by_rule.get(code, 0)
         mark = f"  [{fixable} fixable]" if fixable else ""
-        spread = ", ".join(
-            f"{levels[code][d.label]} {d.label}" for d in reversed(Difficulty) if levels[code].get(d.label)
-        )
+        spread = ", ".join(f"{levels[code][d]} {d.label}" for d in reversed(Difficulty) if levels[code].get(d))
         lines.append(f"{count:>{width}}  {code}  {name}  ({spread}){mark}")
-    summary = run.summary()
+    summary = totals.summary()
     lines.append("")
     lines.append("By difficulty: " + ", ".join(f"{d.label} {summary[d.label]}" for d in Difficulty))
-    lines.append(f"Files scanned: {run.files_scanned}; findings: {len(run.diagnostics)}")
+    lines.append(f"Files scanned: {totals.files_scanned}; findings: {totals.findings}")
     return "\n".join(lines) + "\n"
+
+
+# ---- the whole output -------------------------------------------------------------------------------------------
+class CheckOutput:
+    """`check`'s output for one or more targets, fed the run's stream (`add`) and closed with its totals
+    (`finish`). One target: that target's text, GitHub lines, JSON document or SARIF log. Several: the text of
+    each in turn under a `== Target ==` heading, GitHub lines of each in turn, one SARIF log with a run per
+    target, or JSON `{"version": 1, "targets": [...], "runs": [...]}` of the one-target documents."""
+
+    def __init__(
+        self,
+        out: TextIO,
+        fmt: str,
+        targets: Sequence[str],
+        ruleset: RuleSet,
+        statistics: bool = False,
+        show_portable: bool = False,
+        color: bool = False,
+    ) -> None:
+        self.out = out
+        self.fmt = fmt
+        self.targets = list(targets)
+        self.ruleset = ruleset
+        self.statistics = statistics
+        self.several = len(self.targets) > 1
+        self.sections: dict[str, _Section] = {}
+        for position, target in enumerate(self.targets):
+            # the first target's lines go straight out (under its heading, written now); the others' wait
+            sink = out if position == 0 else None
+            self.sections[target] = self._section(sink, show_portable, color)
+        if self.streams and self.several and fmt != "github":
+            out.write(f"== {ruleset.targets[self.targets[0]].label} ==\n")
+
+    @property
+    def streams(self) -> bool:
+        """Whether findings are written as they come (text and GitHub lines)."""
+        return not self.statistics and self.fmt in ("text", "github")
+
+    def _section(self, sink: TextIO | None, show_portable: bool, color: bool) -> _Section:
+        if self.statistics:
+            return StatisticsSection(self.ruleset, as_json=self.fmt == "json", compact=self.several)
+        if self.fmt == "json":
+            return JsonSection(compact=self.several)
+        if self.fmt == "sarif":
+            return SarifSection(self.ruleset)
+        if self.fmt == "github":
+            return GithubSection(sink, show_portable)
+        return TextSection(sink, show_portable, color)
+
+    def add(self, result: FileFindings) -> None:
+        self.sections[result.target].add(result)
+
+    def finish(self, totals: Mapping[str, RunTotals]) -> None:
+        out = self.out
+        documents = self.fmt in ("json", "sarif") if not self.statistics else self.fmt == "json"
+        if documents and self.fmt == "sarif":
+            out.write(_SARIF_HEAD)
+        elif documents and self.several:
+            out.write(f'{{"version": 1, "targets": {json.dumps(self.targets, ensure_ascii=False)}, "runs": [')
+        headings = self.several and not documents and self.fmt != "github"
+        for position, target in enumerate(self.targets):
+            if position and documents:
+                out.write(", ")
+            elif headings and (position or not self.streams):  # a streamed first block has its heading already
+                out.write(f"{chr(10) if position else ''}== {self.ruleset.targets[target].label} ==\n")
+            self.sections[target].write(totals[target], out)
+        if documents and (self.fmt == "sarif" or self.several):
+            out.write("]}\n")
+
+    def close(self) -> None:
+        for section in self.sections.values():
+            section.close()
