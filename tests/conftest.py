@@ -35,6 +35,19 @@ def require_shared_reference() -> Path:
     pytest.skip(why + ": these tests compare the rules with it where it is (CI)")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _rule_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The compiled rule cache of the test run (in-process and in the processes tests start) in a folder of its
+    own, never the user's ~/.cache/cudaport."""
+    saved = os.environ.get("CUDAPORT_CACHE_DIR")
+    os.environ["CUDAPORT_CACHE_DIR"] = str(tmp_path_factory.mktemp("rule-cache"))
+    yield
+    if saved is None:
+        os.environ.pop("CUDAPORT_CACHE_DIR", None)
+    else:
+        os.environ["CUDAPORT_CACHE_DIR"] = saved
+
+
 @dataclass
 class CliResult:
     code: int

@@ -77,7 +77,7 @@ class ProjectIndex:
         self._by_name: dict[str, list[Path]] | None = None  # header file name -> its paths under the roots
         # Words that make a header CUDA code: the distinctive CUDA names of the rule data and kernel syntax.
         self._cuda_words = frozenset(
-            [name.encode() for name, symbol in ruleset.symbols.items() if not symbol.generic]
+            [name.encode() for name in ruleset.symbols if name not in ruleset.generic_names]
             + [b"__global__", b"__device__", b"__shared__", b"__constant__", b"threadIdx", b"blockIdx"]
         )
         self._lock = threading.Lock()

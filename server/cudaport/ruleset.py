@@ -15,9 +15,9 @@ import dataclasses
 import fnmatch
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections import ChainMap
+from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +31,15 @@ class RuleDataError(Exception):
 
 def bundled_rules_dir() -> Path:
     """`rules/` inside the wheel, or the checkout's `rules/` for an editable install."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "_rules", here.parents[1] / "rules"):  # paths first: importlib.resources costs imports
+        if candidate.is_dir():
+            return candidate
+    from importlib import resources  # a package imported from a zip file
+
     packaged = resources.files("cudaport").joinpath("_rules")
     if packaged.is_dir():
         return Path(str(packaged))
-    checkout = Path(__file__).resolve().parents[2] / "rules"
-    if checkout.is_dir():
-        return checkout
     raise RuleDataError("the bundled rule data (rules/) is missing from this installation")
 
 
@@ -270,7 +273,8 @@ _KIND_WORDS = {
 class RuleSet:
     targets: dict[str, Target] = field(default_factory=dict)
     rules: dict[str, Rule] = field(default_factory=dict)
-    symbols: dict[str, Symbol] = field(default_factory=dict)
+    # CUDA names -> symbol; from the compiled cache (rulecache), a table that decodes each symbol on first use
+    symbols: MutableMapping[str, Symbol] = field(default_factory=dict)
     prefixes: list[Symbol] = field(default_factory=list)
     headers: dict[str, Symbol] = field(default_factory=dict)
     header_globs: list[Symbol] = field(default_factory=list)
@@ -280,6 +284,7 @@ class RuleSet:
     versions: Mapping[str, str] = field(default_factory=dict)  # target -> the release the user builds with
     docs_url: str = ""  # rules.toml's `docs-url`: where a rule's documentation is, `{code}` standing for it
     areas: tuple[Area, ...] = ()  # the report's inventory areas, in the migration guides' order
+    generic_names: frozenset[str] = frozenset()  # the symbols flagged `generic`, known without decoding them
     _header_cache: dict[str, Symbol | None] = field(default_factory=dict, repr=False)
     _outcome_cache: dict[tuple[int, str], Outcome] = field(default_factory=dict, repr=False)
 
@@ -347,7 +352,11 @@ class RuleSet:
     @functools.cached_property
     def mappable(self) -> Mapping[str, Symbol]:
         """The CUDA names a portability header can map: symbols and namespaces (`namespace cub = hipcub;`)."""
-        return {**self.namespaces, **self.symbols}
+        return ChainMap(self.symbols, self.namespaces)  # symbols first, as {**namespaces, **symbols} had it
+
+    def without_symbols(self) -> RuleSet:
+        """This rule data without its symbol table and caches (the rule cache stores the symbols apart)."""
+        return dataclasses.replace(self, symbols={}, _header_cache={}, _outcome_cache={})
 
     @functools.cached_property
     def kernel_keepers(self) -> tuple[str, ...]:
@@ -576,13 +585,28 @@ def _lifecycle(symbol: Symbol, product: str) -> str:
 
 # ---- loading ---------------------------------------------------------------------------------------------------
 def load_ruleset(extra: Iterable[Path] = ()) -> RuleSet:
-    """The bundled rules plus `extra` files (`.toml` rules/symbols or `.csv` symbol tables), cached."""
+    """The bundled rules plus `extra` files (`.toml` rules/symbols or `.csv` symbol tables), cached in the
+    process and, compiled, on disk (see rulecache)."""
     return _load_cached(tuple(Path(p).resolve() for p in extra))
 
 
 @functools.lru_cache(maxsize=8)
 def _load_cached(extra: tuple[Path, ...]) -> RuleSet:
+    from . import rulecache
+
     base = bundled_rules_dir()
+    cached = rulecache.load(base, extra)
+    if cached is not None:
+        _check_required(cached)
+        return cached
+    built_from = rulecache.fingerprint(base, extra)
+    ruleset = build_ruleset(base, extra)
+    rulecache.store(base, extra, ruleset, built_from)
+    return ruleset
+
+
+def build_ruleset(base: Path, extra: tuple[Path, ...] = ()) -> RuleSet:
+    """The rule data read and checked from its files (what the cache holds compiled)."""
     ruleset = RuleSet()
     _load_targets(ruleset, _read_toml(base / "targets.toml"), base / "targets.toml")
     extra_tomls = {path: _read_toml(path) for path in extra if path.suffix != ".csv"}
@@ -862,7 +886,7 @@ def _open_csv(path: Path) -> Any:
         raise RuleDataError(f"{path}: cannot read symbol table: {exc.strerror or exc}") from exc
 
 
-def _load_symbol_csv(ruleset: RuleSet, path: Path, table: dict[str, Symbol], key: str = "name") -> None:
+def _load_symbol_csv(ruleset: RuleSet, path: Path, table: MutableMapping[str, Symbol], key: str = "name") -> None:
     with _open_csv(path) as handle:
         reader = csv.DictReader(handle)
         if reader.fieldnames is None or key not in reader.fieldnames or "rule" not in reader.fieldnames:
@@ -1009,7 +1033,7 @@ def _mutable(targets: Mapping[str, TargetMapping]) -> dict[str, TargetMapping]:
     return targets
 
 
-def _add_symbol(ruleset: RuleSet, table: dict[str, Symbol], symbol: Symbol, key: str) -> None:
+def _add_symbol(ruleset: RuleSet, table: MutableMapping[str, Symbol], symbol: Symbol, key: str) -> None:
     if key == "name" and symbol.name.endswith("*"):
         ruleset.prefixes.append(_renamed(symbol, symbol.name[:-1]))
     elif key == "header" and any(ch in symbol.name for ch in "*?["):
@@ -1100,9 +1124,7 @@ def _finish(ruleset: RuleSet) -> None:
                     f"{stem}.toml: no [target.{absent[0]}] for a declared target (an extra rule file adds it as "
                     f"[{stem}.target.{absent[0]}])"
                 )
-    missing = sorted(_REQUIRED_RULES - set(ruleset.rules))
-    if missing:
-        raise RuleDataError(f"rules.toml: the rule data lacks rule(s) the analyzers use: {', '.join(missing)}")
+    _check_required(ruleset)
     for rule in ruleset.rules.values():
         for levels, what in ((rule.difficulty, "difficulty"), (rule.unmapped, "unmapped")):
             for target in ruleset.targets.values():
@@ -1134,6 +1156,13 @@ def _finish(ruleset: RuleSet) -> None:
                     _derive(symbol, target)
     # longest prefixes first, so `nvtxRange` wins over `nvtx`
     ruleset.prefixes.sort(key=lambda s: -len(s.name))
+    ruleset.generic_names = frozenset(name for name, symbol in ruleset.symbols.items() if symbol.generic)
+
+
+def _check_required(ruleset: RuleSet) -> None:
+    missing = sorted(_REQUIRED_RULES - set(ruleset.rules))
+    if missing:
+        raise RuleDataError(f"rules.toml: the rule data lacks rule(s) the analyzers use: {', '.join(missing)}")
 
 
 def _like_chain(ruleset: RuleSet, name: str, code: str) -> list[str]:
