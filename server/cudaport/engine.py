@@ -6,8 +6,9 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .analyzers.base import Analyzer, BadInput, FileContext
 from .config import Settings
@@ -15,9 +16,11 @@ from .files import SourcePath, file_kind, language_for
 from .models import Edit, Finding
 from .project import ProjectIndex
 from .ruleset import RuleSet, load_ruleset
-from .session import Session
 from .source import RAW, LineIndex, SkipFile, SourceFile, apply_edits, read_source
 from .suppress import Suppressions, find_suppressions
+
+if TYPE_CHECKING:
+    from .session import Session
 
 MAX_FIX_PASSES = 4
 
@@ -48,17 +51,28 @@ def register_analyzer(language: str, factory: Callable[[RuleSet], Analyzer]) -> 
     _FACTORIES[language] = factory
 
 
-def _default_factories() -> None:
-    if "c" not in _FACTORIES:
-        from .analyzers.cfamily import CFamilyAnalyzer
+# The analyzers of the sources, imported when a file of their language is first analysed: a .cu check never loads
+# the Python analyzer, nor a .py check the C one (each module and its tables cost start-up time).
+_SOURCE_ANALYZERS = {
+    "c": "cudaport.analyzers.cfamily:CFamilyAnalyzer",
+    "python": "cudaport.analyzers.python:PythonAnalyzer",
+}
 
-        register_analyzer("c", CFamilyAnalyzer)
-    if "python" not in _FACTORIES:
-        try:
-            from .analyzers.python import PythonAnalyzer
-        except ImportError:  # the Python analyzer is optional until it lands
-            return
-        register_analyzer("python", PythonAnalyzer)
+
+def _lazy(target: str) -> Callable[[RuleSet], Analyzer]:
+    module_name, class_name = target.split(":")
+
+    def build(ruleset: RuleSet) -> Analyzer:
+        analyzer: Analyzer = getattr(import_module(module_name), class_name)(ruleset)
+        return analyzer
+
+    return build
+
+
+def _default_factories() -> None:
+    for language, target in _SOURCE_ANALYZERS.items():
+        if language not in _FACTORIES:
+            register_analyzer(language, _lazy(target))
     from .analyzers.inventory import ANALYZERS, factory
 
     for language in ANALYZERS:
@@ -93,6 +107,8 @@ class Engine:
     # ---- analysis -------------------------------------------------------------------------------------------
     def open(self, path: Path | None, data: bytes, language: str | None) -> Session:
         """An analysis session for a buffer that is edited (see cudaport.session)."""
+        from .session import Session
+
         return Session(self, path, data, language)
 
     def context_for(self, path: Path | None, data: bytes | None, target: str | None = None) -> FileContext:

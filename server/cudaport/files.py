@@ -9,7 +9,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import tomlcompat
 from .config import DEFAULT_EXCLUDE, Settings
 
 
@@ -86,13 +85,11 @@ class FileKinds:
 
 @functools.lru_cache(maxsize=1)
 def file_kinds() -> FileKinds:
-    from .ruleset import RuleDataError, bundled_rules_dir
+    from .ruleset import RuleDataError, load_ruleset
 
-    path = bundled_rules_dir() / "files.toml"
-    try:
-        table = tomlcompat.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomlcompat.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise RuleDataError(f"{path}: cannot read the file kinds: {exc}") from exc
+    table = load_ruleset().tables.get("files")  # rules/files.toml, read with the bundled rule data (and cached)
+    if not isinstance(table, dict):
+        raise RuleDataError("rules/files.toml (the file kinds) is missing from this installation")
     kinds = []
     for language, raw in table.get("kind", {}).items():
         block = raw.get("block-comment")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from typing import TextIO
 
@@ -38,6 +37,8 @@ class ProgressBar:
         self.stream.flush()
 
     def line(self, done: int, total: int) -> str:
+        import shutil  # only once a bar is drawn
+
         width = shutil.get_terminal_size((80, 24)).columns
         counter = f" {done}/{total} files {100 * done // total:3d}%"
         room = max(10, min(40, width - len(self.label) - len(counter) - 4))

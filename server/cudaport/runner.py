@@ -5,26 +5,27 @@ consumed, so memory follows the largest file, not the tree."""
 from __future__ import annotations
 
 import contextlib
-import difflib
 import itertools
 import os
-import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .analyzers.base import BadInput
 from .config import Settings
 from .engine import Engine
 from .files import Excluded, Skipped, SourcePath, discover
 from .models import Finding
-from .outtree import OutputTree
 from .project import ProjectIndex, checkout_root
 from .results import Diagnostic, FileFindings, RunResult, RunTotals
 from .source import LineIndex, SkipFile, write_atomic
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    from .outtree import OutputTree
 
 Progress = Callable[[int, int], None]
 Job = TypeVar("Job")
@@ -139,6 +140,8 @@ def _map(
             if progress:
                 progress(done, count)
         return
+    from concurrent.futures import ProcessPoolExecutor  # a one-process run never loads multiprocessing
+
     size = max(1, min(16, count // (workers * 4)))
     chunks = (list(jobs[i : i + size]) for i in range(0, count, size))
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(settings, roots)) as pool:
@@ -332,6 +335,8 @@ def _fix_one(job: tuple[SourcePath, bool, bool]) -> FileOutcome:
 
 
 def unified_diff(label: str, before: bytes, after: bytes) -> str:
+    import difflib
+
     old = before.decode("utf-8", "replace").splitlines(keepends=True)
     new = after.decode("utf-8", "replace").splitlines(keepends=True)
     name = label.lstrip("/")  # `a/tmp/x.cu` for an absolute path, as git writes it, not `a//tmp/x.cu`
@@ -382,6 +387,8 @@ def fix(
     # Every file is planned against the tree as it was, then written: a header rewritten early must not change
     # what the files that include it are told (the result would depend on the order of the workers). The plans
     # wait on disk, not in memory.
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="cudaport-fix-") as spool:
         planned: list[_Planned] = []
         for outcome in _map(_fix_one, jobs_list, settings, _roots(paths, settings), workers, progress):

@@ -12,7 +12,6 @@ import contextlib
 import os
 import re
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,6 +110,8 @@ def apply_edits(data: bytes, edits: list[Edit]) -> bytes:
 def write_atomic(path: Path, content: bytes) -> None:
     """Replace `path` with `content` without ever leaving a half-written file; keeps its permission bits."""
     mode = stat.S_IMODE(path.stat().st_mode)
+    import tempfile  # only a run that writes loads it
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".cudaport", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import tree_sitter_cuda
 from tree_sitter import Language, Node, Parser, Tree
 
 from ..models import Applicability, Difficulty, Edit, Finding, FindingData, Fix
 from ..ruleset import Outcome, RuleSet, Symbol, Target, TargetMapping
-from . import clangdiff, kernels, pointers, ptx, vectorops, warp
+from . import clangdiff, kernels, pointers, vectorops, warp
 from .base import WORD_BYTE, FileContext, IncrementalProfile
 from .calls import CallRewrite, load_call_rewrites
 from .cscan import Scan
@@ -117,8 +118,8 @@ class CFamilyAnalyzer:
         prefix = ruleset.prefix_pattern
         self._prefix = re.compile(prefix.pattern.encode()) if prefix is not None else None
         self._calls: dict[tuple[str, str], tuple[CallRewrite, ...]] = load_call_rewrites(ruleset.tables.get("calls"))
-        self._ptx = ptx.PtxTable.load(ruleset.tables.get("ptx"), ruleset.targets)
-        self._markers = {name: re.compile(t.markers.pattern.encode()) for name, t in ruleset.targets.items()}
+        self._ptx: Any = None  # rules/ptx.toml compiled, when a file first has inline assembly
+        self._markers: dict[str, re.Pattern[bytes]] = {}  # compiled when a file of that target needs them
         self._target_header_names: dict[str, frozenset[str]] = {}
 
     # ---- parsing --------------------------------------------------------------------------------------------
@@ -134,7 +135,8 @@ class CFamilyAnalyzer:
         findings.extend(self._names(scan))
         findings.extend(self._headers(scan))
         findings.extend(self._implicit_runtime(scan))
-        findings.extend(ptx.find_inline_asm(scan, self._ptx))
+        if scan.has(b"asm"):
+            findings.extend(self._inline_asm(scan))
         findings.extend(warp.find_warp_assumptions(scan))
         findings.extend(kernels.find_kernels(scan))
         findings.extend(vectorops.find_vector_operators(scan))
@@ -159,6 +161,13 @@ class CFamilyAnalyzer:
             self._mark_already_ported(scan, findings)
         findings.sort(key=Finding.sort_key)
         return findings
+
+    def _inline_asm(self, scan: Scan) -> Iterator[Finding]:
+        from . import ptx  # its table's patterns take a while to compile: only files with `asm` need them
+
+        if self._ptx is None:
+            self._ptx = ptx.PtxTable.load(self.ruleset.tables.get("ptx"), self.ruleset.targets)
+        return ptx.find_inline_asm(scan, self._ptx)
 
     # ---- names: symbols and namespaces ----------------------------------------------------------------------
     def _names(self, scan: Scan) -> Iterator[Finding]:
@@ -621,6 +630,12 @@ class CFamilyAnalyzer:
         return self.ruleset.mapping(symbol, target.name).replacement == target.runtime_include
 
     # ---- code already written for the target ----------------------------------------------------------------
+    def _target_markers(self, target: Target) -> re.Pattern[bytes]:
+        markers = self._markers.get(target.name)
+        if markers is None:
+            markers = self._markers[target.name] = re.compile(target.markers.pattern.encode())
+        return markers
+
     def _mark_already_ported(self, scan: Scan, findings: list[Finding]) -> None:
         target = self.ruleset.targets.get(scan.context.target)
         if target is None:
@@ -632,8 +647,8 @@ class CFamilyAnalyzer:
             if finding.difficulty == Difficulty.PORTABLE:
                 continue
             if local_shims is None:
-                markers = self._markers.get(target.name)
-                if markers is not None and scan.has(b"#"):
+                markers = self._target_markers(target) if scan.has(b"#") else None
+                if markers is not None:
                     guards = guarded_regions(scan.data, markers, _comment_test(scan.root))
                 local_shims = {}
                 if any(scan.has(prefix.encode()) for prefix in target.shim_prefixes):

@@ -6,8 +6,6 @@ with the findings waiting in a temporary spool (on disk past a few megabytes), n
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 from collections.abc import Mapping, Sequence
 from typing import IO, Any, Protocol, TextIO
 
@@ -24,6 +22,8 @@ class _Spool:
     """Text written now and copied out later."""
 
     def __init__(self) -> None:
+        import tempfile  # text output of one target never spools
+
         self._file: IO[str] = tempfile.SpooledTemporaryFile(  # noqa: SIM115 (closed by copy_to / close)
             max_size=SPOOL_IN_MEMORY, mode="w+", encoding="utf-8", newline="\n"
         )
@@ -37,7 +37,8 @@ class _Spool:
 
     def copy_to(self, out: TextIO) -> None:
         self._file.seek(0)
-        shutil.copyfileobj(self._file, out)
+        while chunk := self._file.read(1 << 16):
+            out.write(chunk)
 
     def close(self) -> None:
         self._file.close()

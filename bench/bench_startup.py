@@ -1,0 +1,156 @@
+"""Start-up: a one-file `cudaport check` against `python -c pass` on the same machine, and what the compiled rule
+cache does (cold: an empty cache folder, so the run builds and writes it; warm: the cache written; off:
+CUDAPORT_NO_CACHE=1), side by side in one run. Also the language server: process start to the first diagnostics of
+one opened file, with the cache warm and cold. Target: a one-file check <= 150 ms with the cache warm.
+
+    .venv/bin/python bench/bench_startup.py [--rounds 15] [--file examples/cuda/saxpy.cu] [--no-server]
+
+Rounds alternate between the contenders, so load from other processes falls on all of them; each prints its
+best and median wall-clock time, and the check's time less the interpreter's own start-up (`python -c pass`).
+The import breakdown of one warm run (python -X importtime) follows: the modules that cost the most.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+ROOT = Path(__file__).resolve().parents[1]
+CUDAPORT = Path(sys.executable).with_name("cudaport")
+TARGET_MS = 150.0
+
+
+def _env(cache: Path | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("CUDAPORT_NO_CACHE", "CUDAPORT_CACHE_DIR")}
+    if cache is None:
+        env["CUDAPORT_NO_CACHE"] = "1"
+    else:
+        env["CUDAPORT_CACHE_DIR"] = str(cache)
+    return env
+
+
+def timed(command: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    result = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = (time.perf_counter() - start) * 1000
+    if result.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} failed ({result.returncode}): {result.stderr.decode()}")
+    return elapsed
+
+
+def server_first_diagnostics(path: Path, env: dict[str, str]) -> float:
+    """Milliseconds from starting `cudaport serve` to the diagnostics of `path`, opened right after initialize."""
+    from bench_lsp import Server
+
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)  # Server starts the process with this environment
+    try:
+        server = Server(path.parent, {})
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    uri = path.resolve().as_uri()
+    language = "python" if path.suffix == ".py" else "cuda-cpp"
+    text = path.read_text(encoding="utf-8", errors="replace")
+    server.notify(
+        "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": language, "version": 1, "text": text}}
+    )
+    server.diagnostics(uri, 1)
+    elapsed = (time.perf_counter() - server.started) * 1000
+    server.close()
+    return elapsed
+
+
+def import_breakdown(arguments: list[str], env: dict[str, str], top: int = 12) -> list[tuple[int, int, str]]:
+    """(self µs, cumulative µs, module) of the most expensive imports of one `cudaport` run."""
+    command = [sys.executable, "-X", "importtime", "-m", "cudaport", *arguments]
+    result = subprocess.run(command, env=env, capture_output=True, text=True)
+    rows = []
+    for line in result.stderr.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        own, total, name = line[len("import time:") :].split("|")
+        rows.append((int(own), int(total), name.rstrip()))
+    return sorted(rows, reverse=True)[:top]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--file", type=Path, action="append", help="files to check one at a time (repeatable)")
+    parser.add_argument("--no-server", action="store_true", help="leave out the language server")
+    args = parser.parse_args()
+    files = args.file or [ROOT / "examples" / "cuda" / "saxpy.cu", ROOT / "examples" / "pytorch" / "train.py"]
+    program = [str(CUDAPORT)] if CUDAPORT.exists() else [sys.executable, "-m", "cudaport"]
+    scratch = Path(tempfile.mkdtemp(prefix="cudaport-bench-startup-"))
+    warm = scratch / "warm"
+    timed([*program, "check", str(files[0]), "--exit-zero"], _env(warm))  # writes the warm cache
+    cold_count = 0
+
+    def cold_env() -> dict[str, str]:
+        nonlocal cold_count
+        cold_count += 1
+        return _env(scratch / f"cold{cold_count}")  # a new, empty folder each time
+
+    contenders: list[tuple[str, Callable[[], float]]] = [
+        ("python -c pass", lambda: timed([sys.executable, "-c", "pass"], _env(None)))
+    ]
+    for path in files:
+        command = [*program, "check", str(path), "--exit-zero"]
+        name = path.name
+        contenders += [
+            (f"check {name}, cache warm", lambda c=command: timed(c, _env(warm))),
+            (f"check {name}, cache cold", lambda c=command: timed(c, cold_env())),
+            (f"check {name}, no cache", lambda c=command: timed(c, _env(None))),
+        ]
+    if not args.no_server:
+        for path in files:
+            contenders += [
+                (
+                    f"serve: first diagnostics, {path.name}, warm",
+                    lambda p=path: server_first_diagnostics(p, _env(warm)),
+                ),
+                (
+                    f"serve: first diagnostics, {path.name}, cold",
+                    lambda p=path: server_first_diagnostics(p, cold_env()),
+                ),
+            ]
+    times: dict[str, list[float]] = {label: [] for label, _ in contenders}
+    for _ in range(args.rounds):
+        for label, run in contenders:
+            times[label].append(run())
+    shutil.rmtree(scratch, ignore_errors=True)
+
+    load = os.getloadavg()
+    print(f"{os.cpu_count()} CPUs, load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {args.rounds} rounds; {program[0]}")
+    python_best = min(times["python -c pass"])
+    print(f"{'':<44} {'best ms':>8} {'median':>8} {'best - python':>14}")
+    verdicts = []
+    for label, _ in contenders:
+        best, median = min(times[label]), statistics.median(times[label])
+        print(f"{label:<44} {best:>8.0f} {median:>8.0f} {best - python_best:>14.0f}")
+        if label.startswith("check") and label.endswith("cache warm"):
+            verdicts.append((label, median))
+    for label, median in verdicts:
+        status = "met" if median <= TARGET_MS else "NOT met"
+        print(f"target <= {TARGET_MS:.0f} ms, {label}: median {median:.0f} ms, {status}")
+
+    print("\nmost expensive imports of one warm run (self / cumulative ms):")
+    for own, total, module in import_breakdown(["check", str(files[0]), "--exit-zero"], _env(warm)):
+        print(f"  {own / 1000:6.1f} {total / 1000:7.1f}  {module}")
+    return 0 if all(median <= TARGET_MS for _, median in verdicts) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
