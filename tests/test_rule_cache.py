@@ -11,7 +11,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from conftest import FIXTURES, cudaport_executable
-
 from cudaport import rulecache
 from cudaport.ruleset import bundled_rules_dir
 
@@ -38,9 +37,7 @@ def _run(cache: Path | None, *args: str, cwd: Path) -> subprocess.CompletedProce
         env["CUDAPORT_NO_CACHE"] = "1"
     else:
         env["CUDAPORT_CACHE_DIR"] = str(cache)
-    return subprocess.run(
-        [cudaport_executable(), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
-    )
+    return subprocess.run([cudaport_executable(), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
 def _cache_files(cache: Path) -> list[Path]:
@@ -124,7 +121,8 @@ def test_a_corrupt_or_truncated_cache_is_rebuilt_without_a_word(workdir: Path, t
         "empty": b"",
         "truncated payload": good[: header_end + 1000],
         "payload of another kind": good[:header_end] + b"\x80\x05K\x07.",  # a pickled 7
-        "flipped bytes": good[: len(good) // 2] + bytes(b ^ 0xFF for b in good[len(good) // 2 : len(good) // 2 + 64])
+        "flipped bytes": good[: len(good) // 2]
+        + bytes(b ^ 0xFF for b in good[len(good) // 2 : len(good) // 2 + 64])
         + good[len(good) // 2 + 64 :],
     }
     for what, content in damaged.items():
