@@ -139,6 +139,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fix.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
     fix.add_argument(
+        "--add-ignore",
+        action="store_true",
+        help="after fixing, add a `cudaport: ignore[CODE]` comment for each finding left at or above --fail-on "
+        "(default mechanical; --fail-on portable: every finding), in each file's comment syntax",
+    )
+    fix.add_argument(
         "--output-dir",
         type=Path,
         metavar="DIR",
@@ -420,8 +426,11 @@ def _fix(args: argparse.Namespace) -> int:
             progress=progress,
             output=output,
             on_diff=show,
+            add_ignore=args.add_ignore,
         )
     _report_skips([result.run])
+    for label, line, rule, why in result.refused:
+        print(f"cudaport: no suppression added for {rule} at {label}:{line}: {why}", file=sys.stderr)
     if args.diff:
         count = len(result.changed_files)
         print(
@@ -429,13 +438,29 @@ def _fix(args: argparse.Namespace) -> int:
             f"file{'s' if count != 1 else ''}.",
             file=sys.stderr,
         )
+        if args.add_ignore:
+            print(f"Would add {_ignores_text(result)}.", file=sys.stderr)
     else:
         _print_fixed(result)
+        if args.add_ignore:
+            print(f"Added {_ignores_text(result)}.")
         if args.output_dir is not None:
             print(f"The fixed tree is under {args.output_dir}; the original is unchanged.")
     if args.fail_on == "never":
         return EXIT_ERROR if result.run.errors else EXIT_OK
     return _exit_code(result.run, settings.fail_on)  # --diff too: what would be left decides, as after a fix
+
+
+def _ignores_text(result: FixResult) -> str:
+    text = (
+        f"{result.ignores} suppression{'s' if result.ignores != 1 else ''} (`cudaport: ignore[...]`) for "
+        f"{result.ignored} finding{'s' if result.ignored != 1 else ''} in {result.ignore_files} "
+        f"file{'s' if result.ignore_files != 1 else ''}"
+    )
+    if result.refused:
+        count = len(result.refused)
+        text += f"; {count} finding{'s' if count != 1 else ''} left without one (listed above)"
+    return text
 
 
 def _print_fixed(result: FixResult) -> None:

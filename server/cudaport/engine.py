@@ -10,6 +10,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import comments
 from .analyzers.base import Analyzer, BadInput, FileContext
 from .config import Settings
 from .files import SourcePath, file_kind, language_for
@@ -23,6 +24,17 @@ if TYPE_CHECKING:
     from .session import Session
 
 MAX_FIX_PASSES = 4
+NOT_READ_THERE = "a comment there would not be read as one"
+
+
+@dataclass
+class IgnoreResult:
+    """What `add_ignores` did to a buffer."""
+
+    data: bytes
+    directives: int = 0  # lines that got a directive, or more codes in theirs
+    covered: int = 0  # findings those directives suppress
+    refused: list[tuple[Finding, str]] = field(default_factory=list)  # findings none could cover, and why
 
 
 @dataclass
@@ -131,13 +143,17 @@ class Engine:
         if context is None:
             context = self.context_for(path, data)
         findings = analyzer.analyze(data, tree, context, ranges)
-        return self.finalize(findings, data, tree), tree
+        return self.finalize(findings, data, tree, language), tree
 
-    def finalize(self, findings: list[Finding], data: bytes, tree: Any | None) -> list[Finding]:
+    def finalize(
+        self, findings: list[Finding], data: bytes, tree: Any | None, language: str | None = None
+    ) -> list[Finding]:
         settings = self.settings
         kept = [f for f in findings if settings.rule_enabled(f.rule)]
         if kept:
-            suppressions = find_suppressions(data, tree.root_node if tree is not None else None)
+            kind = file_kind(language) if language is not None else None
+            above = kind is not None and kind.comment_above
+            suppressions = find_suppressions(data, tree.root_node if tree is not None else None, above)
             if suppressions:
                 kept = _unsuppressed(kept, suppressions, data)
         for finding in kept:
@@ -204,6 +220,59 @@ class Engine:
             data = new_data
             findings, _ = self.check_data(data, language, path)
         return data, applied, findings
+
+    def add_ignores(self, data: bytes, language: str, path: Path | None, findings: list[Finding]) -> IgnoreResult:
+        """`cudaport: ignore[CODE]` for each of `findings`, one directive per line in the file's comment syntax
+        (comments.py; a notebook's cells through their analyzer). Each directive is checked by analysing the result:
+        one the analysis would not honour where it went is taken back and its findings are refused."""
+        if not findings:
+            return IgnoreResult(data)
+        analyzer = self.analyzer(language)
+        tree = analyzer.parse(data)
+        starts = [(f.start, f.rule) for f in findings]
+        placer = getattr(analyzer, "suppression_edits", None)
+        if placer is not None:
+            placed: comments.Placed = placer(data, tree, starts)
+        else:
+            root = tree.root_node if tree is not None else None
+            placed = comments.suppression_edits(data, root, starts, comments.syntax_for(language))
+        refused = [(findings[i], why) for i, why in placed.refused]
+        edits = placed.edits
+        while edits:
+            new_data = apply_edits(data, [Edit(s, e, t.decode("utf-8")) for (s, e, t), _ in edits])
+            remaining, _ = self.check_data(new_data, language, path)
+            failed = _uncovered(edits, findings, remaining)
+            if not failed:
+                return IgnoreResult(new_data, len(edits), sum(len(ix) for _, ix in edits), refused)
+            refused += [(findings[i], NOT_READ_THERE) for k in sorted(failed) for i in edits[k][1]]
+            edits = [e for k, e in enumerate(edits) if k not in failed]
+        return IgnoreResult(data, refused=refused)
+
+
+def _uncovered(
+    edits: list[tuple[comments.ByteEdit, list[int]]], findings: list[Finding], remaining: list[Finding]
+) -> set[int]:
+    """The edits (by index) some of whose findings are still reported once the edits are applied."""
+    ordered = sorted(range(len(edits)), key=lambda k: edits[k][0][0])
+    moves = []  # (where the edit's text ends in the new buffer, how far it moved what follows)
+    shift = 0
+    for k in ordered:
+        start, end, text = edits[k][0]
+        shift += len(text) - (end - start)
+        moves.append((end + shift, shift))
+    still = set()
+    for finding in remaining:
+        offset = finding.start
+        for text_end, moved in reversed(moves):
+            if offset >= text_end:
+                offset -= moved
+                break
+        still.add((finding.rule, offset))
+    return {
+        k
+        for k, (_, indexes) in enumerate(edits)
+        if any((findings[i].rule, findings[i].start) in still for i in indexes)
+    }
 
 
 def fix_edits(findings: list[Finding], unsafe: bool = False) -> list[Edit]:

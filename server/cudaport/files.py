@@ -27,6 +27,8 @@ class FileKind:
     binary: bool = False
     magic: bytes = b""
     trigger: tuple[bytes, ...] = ()
+    strings: frozenset[str] = frozenset()  # syntax nodes that are text (no suppression comment goes inside)
+    comment_above: bool = False  # comments only on lines of their own: a directive covers the line below it
 
 
 class FileKinds:
@@ -106,6 +108,8 @@ def file_kinds() -> FileKinds:
                 binary=bool(raw.get("binary", False)),
                 magic=str(raw.get("magic", "")).encode("latin-1"),
                 trigger=tuple(str(t).encode() for t in raw.get("trigger", [])),
+                strings=frozenset(str(s) for s in raw.get("strings", [])),
+                comment_above=bool(raw.get("comment-above", False)),
             )
         )
     return FileKinds(kinds)

@@ -285,6 +285,9 @@ class FileOutcome:
     skipped: str | None = None
     error: str | None = None
     fixed: int = 0
+    ignores: int = 0  # suppression directives added (--add-ignore)
+    ignored: int = 0  # findings they cover
+    refused: list[tuple[int, str, str]] = field(default_factory=list)  # (line, rule, why) left without one
     diff: str = ""
     changed: bool = False
     path: Path | None = None
@@ -296,8 +299,8 @@ class FileOutcome:
         )
 
 
-def _fix_one(job: tuple[SourcePath, bool, bool]) -> FileOutcome:
-    source_path, unsafe, diff_only = job
+def _fix_one(job: tuple[SourcePath, bool, bool, bool]) -> FileOutcome:
+    source_path, unsafe, diff_only, add_ignore = job
     engine = _engine()
     outcome = FileOutcome(source_path.label, source_path.language, engine.settings.target)
     if source_path.path.is_symlink():
@@ -310,6 +313,8 @@ def _fix_one(job: tuple[SourcePath, bool, bool]) -> FileOutcome:
         return outcome
     try:
         new_data, applied, remaining = engine.fix_data(source.data, source_path.language, source_path.path, unsafe)
+        if add_ignore:
+            new_data, remaining = _add_ignores(engine, source_path, new_data, remaining, outcome)
     except BadInput as exc:
         outcome.error = str(exc)
         return outcome
@@ -329,9 +334,26 @@ def _fix_one(job: tuple[SourcePath, bool, bool]) -> FileOutcome:
     except UnicodeEncodeError as exc:
         outcome.error = f"cannot write: {exc}"
         outcome.changed = False
-        outcome.fixed = 0
+        outcome.fixed = outcome.ignores = outcome.ignored = 0
     outcome.path = source_path.path
     return outcome
+
+
+def _add_ignores(
+    engine: Engine, source_path: SourcePath, data: bytes, remaining: list[Finding], outcome: FileOutcome
+) -> tuple[bytes, list[Finding]]:
+    """`fix --add-ignore`: a suppression for each finding left that would fail the run (--fail-on)."""
+    wanted = [f for f in remaining if f.difficulty >= engine.settings.fail_on]
+    if not wanted:
+        return data, remaining
+    result = engine.add_ignores(data, source_path.language, source_path.path, wanted)
+    outcome.ignores, outcome.ignored = result.directives, result.covered
+    lines = LineIndex(data)
+    refused = {(lines.line_of(f.start) + 1, f.rule, why): None for f, why in result.refused}
+    outcome.refused = sorted(refused)
+    if result.directives:
+        remaining, _ = engine.check_data(result.data, source_path.language, source_path.path)
+    return result.data, remaining
 
 
 def unified_diff(label: str, before: bytes, after: bytes) -> str:
@@ -349,6 +371,10 @@ class FixResult:
     run: RunTotals
     fixed: int
     changed_files: list[str]
+    ignores: int = 0  # suppression directives added (--add-ignore)
+    ignored: int = 0  # findings they cover
+    ignore_files: int = 0
+    refused: list[tuple[str, int, str, str]] = field(default_factory=list)  # (file, line, rule, why)
 
 
 @dataclass
@@ -359,6 +385,8 @@ class _Planned:
     path: Path
     spooled: Path
     fixed: int
+    ignores: int
+    ignored: int
 
 
 def fix(
@@ -370,9 +398,11 @@ def fix(
     progress: Progress | None = None,
     output: OutputTree | None = None,
     on_diff: Callable[[str], Any] | None = None,
+    add_ignore: bool = False,
 ) -> FixResult:
     """Apply the fixes in place, or (with `output`) to a copy of the tree written elsewhere; with `diff_only`,
-    hand each file's diff to `on_diff` in output order instead."""
+    hand each file's diff to `on_diff` in output order instead. With `add_ignore`, then suppress what is left
+    at or above the settings' fail-on difficulty."""
     run = collect(paths, settings)
     workers = worker_count(jobs, len(run.files))
     totals = RunTotals(
@@ -383,7 +413,9 @@ def fix(
     )
     fixed = 0
     changed: list[str] = []
-    jobs_list = [(f, unsafe, diff_only) for f in run.files]
+    ignores = ignored = ignore_files = 0
+    refused: list[tuple[str, int, str, str]] = []
+    jobs_list = [(f, unsafe, diff_only, add_ignore) for f in run.files]
     # Every file is planned against the tree as it was, then written: a header rewritten early must not change
     # what the files that include it are told (the result would depend on the order of the workers). The plans
     # wait on disk, not in memory.
@@ -395,13 +427,19 @@ def fix(
             if outcome.rewritten is not None and outcome.path is not None:
                 spooled = Path(spool) / str(len(planned))
                 spooled.write_bytes(outcome.rewritten)
-                planned.append(_Planned(outcome.label, outcome.path, spooled, outcome.fixed))
+                planned.append(
+                    _Planned(outcome.label, outcome.path, spooled, outcome.fixed, outcome.ignores, outcome.ignored)
+                )
                 outcome.rewritten = None
             elif outcome.changed:
                 fixed += outcome.fixed
                 changed.append(outcome.label)
+                ignores += outcome.ignores
+                ignored += outcome.ignored
+                ignore_files += 1 if outcome.ignores else 0
             if outcome.diff and on_diff is not None:
                 on_diff(outcome.diff)
+            refused += [(outcome.label, line, rule, why) for line, rule, why in outcome.refused]
             totals.add(outcome.findings())
         if output is not None:
             output.copy()
@@ -417,4 +455,7 @@ def fix(
                     plan.spooled.unlink()
             fixed += plan.fixed
             changed.append(plan.label)
-    return FixResult(totals, fixed, changed)
+            ignores += plan.ignores
+            ignored += plan.ignored
+            ignore_files += 1 if plan.ignores else 0
+    return FixResult(totals, fixed, changed, ignores, ignored, ignore_files, refused)

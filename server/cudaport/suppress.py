@@ -1,5 +1,8 @@
 """`cudaport: ignore[CODE, ...]` on a line and `cudaport: ignore-file[CODE, ...]` anywhere, inside comments
-(`//`, `/* */` or `#`). Without a bracket the directive covers every rule; codes may be prefixes (`CP20`)."""
+(`//`, `/* */` or `#`). Without a bracket the directive covers every rule; codes may be prefixes (`CP20`).
+
+In a kind whose comments must start a line (Dockerfile, setup.cfg: `comment-above` in rules/files.toml), a line
+directive on a comment line of its own covers the line below it as well."""
 
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ class Suppressions:
         return prefixes is not None and any(code.startswith(prefix) for prefix in prefixes)
 
 
-def find_suppressions(data: bytes, root: Node | None) -> Suppressions:
+def find_suppressions(data: bytes, root: Node | None, above: bool = False) -> Suppressions:
     result = Suppressions()
     if b"cudaport:" not in data:
         return result
@@ -42,7 +45,15 @@ def find_suppressions(data: bytes, root: Node | None) -> Suppressions:
         else:
             line = data.count(b"\n", 0, match.start())
             result.lines[line] = result.lines.get(line, ()) + codes
+            if above and _comment_line(data, match.start()):
+                result.lines[line + 1] = result.lines.get(line + 1, ()) + codes
     return result
+
+
+def _comment_line(data: bytes, start: int) -> bool:
+    """Whether the directive at `start` is in a `#` comment that is all its line holds."""
+    before = data[data.rfind(b"\n", 0, start) + 1 : start]
+    return before.lstrip(b" \t").startswith(b"#") and not before.strip(b" \t#")
 
 
 def _in_comment(root: Node, data: bytes, start: int, end: int) -> bool:
@@ -69,8 +80,3 @@ def _codes(raw: bytes | None) -> tuple[str, ...]:
         return ALL
     codes = tuple(c.strip() for c in raw.decode("utf-8", "replace").replace(";", ",").split(",") if c.strip())
     return codes or ALL
-
-
-def directive(codes: list[str], comment: str) -> str:
-    """The text of a line suppression in the given comment syntax (`//` or `#`)."""
-    return f"{comment} cudaport: ignore[{', '.join(codes)}]"

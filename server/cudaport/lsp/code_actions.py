@@ -6,14 +6,13 @@ computed for, so an editor never applies it to text that has changed since."""
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from .. import comments
 from ..models import Difficulty, Finding
-from ..suppress import directive
 from . import edits as byte_edits
 from .diagnostics import as_lsp
 from .documents import Document
@@ -27,9 +26,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FIX_ALL = "source.fixAll.cudaport"
-_LINE_DIRECTIVE = re.compile(rb"cudaport:[ \t]*ignore[ \t]*\[([^\]\n]*)\]")
-_FILE_DIRECTIVE = re.compile(rb"cudaport:[ \t]*ignore-file[ \t]*\[([^\]\n]*)\]")
-_PREAMBLE = re.compile(rb"#!|#[ \t]*-\*-|#[ \t]*(?:vim?|ex):|#.*coding[:=]")  # shebang and encoding lines stay first
 
 
 class CodeActions:
@@ -176,71 +172,16 @@ def _wanted(only: Sequence[types.CodeActionKind | str] | None, kind: str) -> boo
     return any(kind == wanted or kind.startswith(f"{wanted}.") for wanted in map(str, only))
 
 
-def _in_comment(document: Document, offset: int) -> bool:
-    assert document.tree is not None
-    node = document.tree.root_node.descendant_for_byte_range(offset, offset + 1)
-    return node is not None and node.type == "comment"
-
-
 def _line_suppression(document: Document, finding: Finding, language: LanguageProfile) -> byte_edits.ByteEdit | None:
-    """`// cudaport: ignore[CODE]` on the finding's first line, where it cannot change what the code means."""
-    assert document.tree is not None and language.line_comment is not None
-    lines = document.lines
-    data = document.data
-    line = lines.line_of(finding.start)
-    line_start, line_end = lines.line_start(line), lines.line_end(line)
-    text = data[line_start:line_end]
-    existing = _LINE_DIRECTIVE.search(text)
-    if existing is not None and _in_comment(document, line_start + existing.start()):
-        codes = existing.group(1).strip()
-        position = line_start + existing.end(1)
-        return position, position, (f", {finding.rule}" if codes else finding.rule).encode()
-    content_end = line_start + len(text.rstrip())
-    line_comment = directive([finding.rule], language.line_comment).encode()
-    block = language.block_comment
-    block_comment = (
-        f"{block[0]} {directive([finding.rule], '').strip()} {block[1]}".encode() if block is not None else None
+    """`// cudaport: ignore[CODE]` for the finding's first line, where the engine puts it for `fix --add-ignore`."""
+    assert document.tree is not None
+    line = document.lines.line_of(finding.start)
+    edit = comments.line_directive(
+        document.data, document.tree.root_node, document.lines, line, [finding.rule], language, finding.start
     )
-    node = document.tree.root_node.descendant_for_byte_range(content_end - 1, content_end)
-    if text.rstrip().endswith(b"\\"):
-        # A macro body continues on the next line: a line comment would swallow it; a block comment fits
-        # (but not inside a string that the backslash continues).
-        if block_comment is None or (node is not None and node.type in language.literals and node.type != "comment"):
-            return None
-        position = content_end - 1
-        return position, position, block_comment + b" "
-    if node is not None and node.type in language.literals:
-        while node.parent is not None and node.parent.type in language.literals:
-            node = node.parent
-        if node.start_byte < line_start or node.start_byte < finding.start:
-            return None  # the line ends inside something that began earlier: no safe place on it
-        newline = data.find(b"\n", line_start)
-        if node.end_byte > (len(data) if newline == -1 else newline) or node.type != "comment":
-            # A comment or string that goes on past this line (or a string closing it): a block comment before it.
-            if block_comment is None:
-                return None
-            return node.start_byte, node.start_byte, block_comment + b" "
-        # The line ends with a comment of its own: the directive goes in front of it.
-        return node.start_byte, node.start_byte, line_comment + b" "
-    return content_end, content_end, b"  " + line_comment
+    return None if isinstance(edit, str) else edit
 
 
 def _file_suppression(document: Document, rule: str, language: LanguageProfile) -> byte_edits.ByteEdit | None:
-    assert language.line_comment is not None
-    data = document.data
-    for match in _FILE_DIRECTIVE.finditer(data):
-        if _in_comment(document, match.start()):
-            codes = match.group(1).strip()
-            position = match.end(1)
-            return position, position, (f", {rule}" if codes else rule).encode()
-    newline = b"\r\n" if b"\r\n" in data[:4096] else b"\n"
-    position = 0
-    if language.line_comment == "#":
-        for _ in range(2):  # a shebang and an encoding declaration must stay on the first two lines
-            if _PREAMBLE.match(data, position):
-                end = data.find(b"\n", position)
-                position = len(data) if end == -1 else end + 1
-    text = f"{language.line_comment} cudaport: ignore-file[{rule}]".encode() + newline
-    if position == len(data) and data and not data.endswith(b"\n"):
-        text = newline + text
-    return position, position, text
+    assert document.tree is not None
+    return comments.file_directive(document.data, document.tree.root_node, [rule], language)

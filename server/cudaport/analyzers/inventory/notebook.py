@@ -6,14 +6,16 @@ of the notebook that encodes it, so a fix replaces exactly the JSON text of the 
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tree_sitter import Node
 
+from ... import comments
 from ...models import Edit, Finding
 from ...ruleset import RuleSet
 from ...source import LineIndex
@@ -198,6 +200,22 @@ class NotebookAnalyzer:
             out = [f for f in out if any(lo <= f.start < hi or f.start == lo for lo, hi in ranges)]
         return sorted(out, key=Finding.sort_key)
 
+    def suppression_edits(self, data: bytes, tree: Any, starts: Sequence[tuple[int, str]]) -> comments.Placed:
+        """`# cudaport: ignore[...]` in the cells' Python, placed as in a .py file, written into the JSON strings
+        that hold those lines (for `fix --add-ignore`)."""
+        mapping = cell_map(data, tree.root_node)
+        view = python_view(mapping, list(shell_lines(mapping)))
+        python_tree = self.python.parse(view)
+        in_view = [(bisect.bisect_left(mapping.offsets, start), code) for start, code in starts]
+        placed = comments.suppression_edits(view, python_tree.root_node, in_view, comments.PYTHON)
+        edits: list[tuple[comments.ByteEdit, list[int]]] = []
+        for (start, end, text), indexes in placed.edits:
+            assert start == end, "suppressions are insertions"
+            position = _raw_after(mapping, start - 1) if start > 0 else mapping.raw(0)
+            escaped = json.dumps(text.decode("utf-8"), ensure_ascii=False)[1:-1].encode("utf-8")
+            edits.append(((position, position, escaped), indexes))
+        return comments.Placed(edits, placed.refused)
+
     def _mapped(self, finding: Finding, mapping: CellMap, data: bytes) -> Finding | None:
         cell = mapping.cell_of(finding.start)
         if cell is None:
@@ -233,6 +251,11 @@ def _raw_end(mapping: CellMap, span: Edit | Finding) -> int:
     last = span.end - 1
     raw = mapping.raw(last)
     return raw + _encoded_length(mapping, last)
+
+
+def _raw_after(mapping: CellMap, offset: int) -> int:
+    """The notebook byte just after the encoding of the buffer byte at `offset` (inside the same JSON string)."""
+    return mapping.raw(offset) + _encoded_length(mapping, offset)
 
 
 def _encoded_length(mapping: CellMap, offset: int) -> int:
