@@ -142,18 +142,18 @@ def line_directive(
     if node is not None:
         newline = data.find(b"\n", line_start)
         ends_here = node.end_byte <= (len(data) if newline == -1 else newline)
-        if node.start_byte >= line_start and ends_here and node.type.endswith("comment"):
-            if earliest is not None and node.start_byte < earliest:
-                # The finding is inside the comment itself (a notebook's `!cmd` line, which the cells' Python
-                # reads as one): the directive joins the comment's end.
-                return content_end, content_end, b"  " + line_comment
-            # The line ends with a comment of its own: the directive goes in front of it.
-            return node.start_byte, node.start_byte, line_comment + b" "
-        if node.start_byte < line_start or (earliest is not None and node.start_byte < earliest):
-            return "the line ends inside a string or comment that began earlier"
-        # A comment or string that goes on past this line (or a string closing it): a block comment before it.
-        if block_comment is None:
-            return "a string that goes on past the line ends it"
+        if node.start_byte >= line_start and ends_here:
+            if node.type.endswith("comment") and (earliest is None or node.start_byte > earliest):
+                # The line ends with a comment of its own: the directive goes in front of it.
+                return node.start_byte, node.start_byte, line_comment + b" "
+            # A string closed on this line (`#include <cuda.h>`, `"…"`), or the finding is inside the comment
+            # itself (a notebook's `!cmd` line, which the cells' Python reads as one): after the line's end.
+            return content_end, content_end, b"  " + line_comment
+        if node.start_byte < line_start:
+            return "the line ends inside a string or comment that began on an earlier line"
+        if block_comment is None or (earliest is not None and node.start_byte < earliest):
+            return "the line ends inside a string that goes on past it"
+        # A comment or string that goes on past this line, after the findings: a block comment before it.
         return node.start_byte, node.start_byte, block_comment + b" "
     return content_end, content_end, b"  " + line_comment
 
