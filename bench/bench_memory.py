@@ -114,7 +114,7 @@ def measure(command: list[str], cwd: Path) -> Peak:
     sampler.join()
     process.returncode = os.waitstatus_to_exitcode(status)
     seconds = time.perf_counter() - start
-    if process.returncode not in (0, 1):
+    if process.returncode not in (0, 1) or b"Traceback" in errors:
         raise SystemExit(f"{' '.join(command)} failed ({process.returncode}):\n{errors.decode(errors='replace')}")
     largest = usage.ru_maxrss * 1024 / 1e6  # KiB (Linux): the largest of the process and the children it reaped
     return Peak(main_peak, largest, tree_peak, seconds, process.returncode)
@@ -162,6 +162,11 @@ def main() -> int:
     work = args.work or Path(tempfile.gettempdir()) / f"cudaport-bench-memory-{args.tree.name}"
     work.mkdir(parents=True, exist_ok=True)
     copies = copies_of(args.tree, work, max(counts))
+    from cudaport.project import checkout_root
+
+    above = checkout_root(work)
+    if above is not None:  # its whole checkout would be searched for headers: another tree than the one measured
+        print(f"warning: {work} is inside the checkout {above}; give --work a folder outside any checkout")
     load = os.getloadavg()
     print(f"tree {args.tree} (copies under {work}); {os.cpu_count()} CPUs, load {load[0]:.1f} {load[1]:.1f}")
     header = f"{'command':<34} {'copies':>6} {'findings':>9} {'main MB':>8} {'largest':>8} {'tree MB':>8}"
@@ -173,7 +178,10 @@ def main() -> int:
             for fmt in formats:
                 base: float | None = None
                 for count in counts:
+                    output.unlink(missing_ok=True)
                     peak = measure(check_command(copies[:count], fmt, jobs, output), work)
+                    if not output.is_file() or not output.stat().st_size:
+                        raise SystemExit(f"check --format {fmt} over {count} copies wrote nothing")
                     findings = findings_in(output) if fmt == "json" else None
                     working = peak.largest_mb
                     base = base or working

@@ -6,7 +6,9 @@ one opened file, with the cache warm and cold. Target: a one-file check <= 150 m
     .venv/bin/python bench/bench_startup.py [--rounds 15] [--file examples/cuda/saxpy.cu] [--no-server]
 
 Rounds alternate between the contenders, so load from other processes falls on all of them; each prints its
-best and median wall-clock time, and the check's time less the interpreter's own start-up (`python -c pass`).
+best and median wall-clock time, the check's time less the interpreter's own start-up (`python -c pass`), and its
+median processor time (user + system), which other processes on a busy machine inflate much less than the wall
+clock (on an idle machine the two agree for a one-file check, which neither waits nor runs in parallel).
 The import breakdown of one warm run (python -X importtime) follows: the modules that cost the most.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -43,7 +46,7 @@ def timed(command: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
     result = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     elapsed = (time.perf_counter() - start) * 1000
-    if result.returncode not in (0, 1):
+    if result.returncode not in (0, 1) or b"Traceback" in result.stderr:
         raise SystemExit(f"{' '.join(command)} failed ({result.returncode}): {result.stderr.decode()}")
     return elapsed
 
@@ -127,19 +130,24 @@ def main() -> int:
                 ),
             ]
     times: dict[str, list[float]] = {label: [] for label, _ in contenders}
+    cpu: dict[str, list[float]] = {label: [] for label, _ in contenders}
     for _ in range(args.rounds):
         for label, run in contenders:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             times[label].append(run())
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[label].append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000)
     shutil.rmtree(scratch, ignore_errors=True)
 
     load = os.getloadavg()
     print(f"{os.cpu_count()} CPUs, load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {args.rounds} rounds; {program[0]}")
     python_best = min(times["python -c pass"])
-    print(f"{'':<44} {'best ms':>8} {'median':>8} {'best - python':>14}")
+    print(f"{'wall-clock and processor time, ms':<44} {'best':>6} {'median':>7} {'best-python':>12} {'cpu med':>8}")
     verdicts = []
     for label, _ in contenders:
         best, median = min(times[label]), statistics.median(times[label])
-        print(f"{label:<44} {best:>8.0f} {median:>8.0f} {best - python_best:>14.0f}")
+        spent = statistics.median(cpu[label]) if not label.startswith("serve") else float("nan")
+        print(f"{label:<44} {best:>6.0f} {median:>7.0f} {best - python_best:>12.0f} {spent:>8.0f}")
         if label.startswith("check") and label.endswith("cache warm"):
             verdicts.append((label, median))
     for label, median in verdicts:
