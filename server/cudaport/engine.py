@@ -10,7 +10,6 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import comments
 from .analyzers.base import Analyzer, BadInput, FileContext
 from .config import Settings
 from .files import SourcePath, file_kind, language_for
@@ -21,6 +20,7 @@ from .source import RAW, LineIndex, SkipFile, SourceFile, apply_edits, read_sour
 from .suppress import Suppressions, find_suppressions
 
 if TYPE_CHECKING:
+    from . import comments
     from .session import Session
 
 MAX_FIX_PASSES = 4
@@ -227,6 +227,8 @@ class Engine:
         one the analysis would not honour where it went is taken back and its findings are refused."""
         if not findings:
             return IgnoreResult(data)
+        from . import comments  # only `fix --add-ignore` needs it
+
         analyzer = self.analyzer(language)
         tree = analyzer.parse(data)
         starts = [(f.start, f.rule) for f in findings]
