@@ -96,6 +96,45 @@ def test_exit_2_on_usage_errors(cli: Cli, workdir: Path) -> None:
         ("cudaport.toml", "max-file-size = -1\n", "cudaport.toml: 'max-file-size' must be a positive number"),
         ("cudaport.toml", 'extra-rules = ["nope.toml"]\n', "nope.toml: cannot read rule file"),
         ("cudaport.toml", b"target = '\xff'\n", "cudaport.toml: not valid UTF-8"),
+        # the report's effort weights (rules/effort.toml) are checked like every other key
+        ("cudaport.toml", "effort = 5\n", "cudaport.toml: 'effort': must be a table"),
+        (
+            "cudaport.toml",
+            "[effort]\nhours-per-day = 0\n",
+            "cudaport.toml: 'effort.hours-per-day': must be more than 0 and at most 24",
+        ),
+        (
+            "pyproject.toml",
+            "[tool.cudaport.effort]\nhours_per_day = 7\n",
+            "pyproject.toml: 'tool.cudaport.effort.hours_per_day': unknown key (known: difficulty, file, "
+            "hours-per-day, kind, scale)",
+        ),
+        (
+            "cudaport.toml",
+            "[effort.kind.kernal]\nblocker = { first = [1, 2] }\n",
+            "cudaport.toml: 'effort.kind.kernal': unknown kind (known: kernel, kernel launch,",
+        ),
+        (
+            "cudaport.toml",
+            '[effort.kind.kernel]\nrules = ["CP1"]\n',
+            "cudaport.toml: 'effort.kind.kernel.rules': unknown key (a kind's weights: mechanical, manual, blocker)",
+        ),
+        (
+            "pyproject.toml",
+            "[tool.cudaport.effort.difficulty.manual]\nfirst = [3, 1]\n",
+            "pyproject.toml: 'tool.cudaport.effort.difficulty.manual.first': must be [low, high] hours with "
+            "0 <= low <= high, not [3, 1]",
+        ),
+        (
+            "cudaport.toml",
+            '[effort.kind.kernel]\nblocker = { per = "sample" }\n',
+            "cudaport.toml: 'effort.kind.kernel.blocker.per': must be one of name, file, use, not 'sample'",
+        ),
+        (
+            "cudaport.toml",
+            "[effort.scale]\nminor = 5\nmoderate = 2\n",
+            "cudaport.toml: 'effort.scale': needs 0 < minor <= moderate",
+        ),
     ],
 )
 def test_bad_configuration_is_a_clear_error(
@@ -107,7 +146,7 @@ def test_bad_configuration_is_a_clear_error(
         config.write_bytes(text)
     else:
         config.write_text(text)
-    for command in ("check", "fix"):
+    for command in ("check", "fix", "report"):
         result = cli(command, "src", cwd=workdir)
         assert result.code == 2, result
         assert result.err.startswith("cudaport: error: ")

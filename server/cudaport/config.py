@@ -55,6 +55,7 @@ class Settings:
     extra_rules: tuple[Path, ...] = ()
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     fail_on: Difficulty = Difficulty.MECHANICAL
+    effort: Mapping[str, Any] = field(default_factory=dict)  # the report's effort weights changed (rules/effort.toml)
     config_path: Path | None = None
     root: Path = field(default_factory=Path.cwd)
 
@@ -95,6 +96,7 @@ _KEYS = {
     "extra-rules",
     "max-file-size",
     "fail-on",
+    "effort",
 }
 
 
@@ -238,7 +240,37 @@ def _apply(
             changes["fail_on"] = Difficulty.parse(str(table["fail-on"]))
         except ValueError as exc:
             raise ConfigError(f"{where}: '{prefix}fail-on': {exc}") from None
+    if "effort" in table:
+        changes["effort"] = _effort(
+            settings.effort, table["effort"], where, prefix, changes.get("extra_rules", settings.extra_rules)
+        )
     return replace(settings, **changes)
+
+
+def _effort(
+    current: Mapping[str, Any], value: Any, where: str, prefix: str, extra_rules: tuple[Path, ...]
+) -> dict[str, Any]:
+    """The report's effort weights as the configuration changes them, checked against the bundled ones."""
+    from .report.effort import EffortDataError, check_overrides
+
+    try:
+        ruleset = load_ruleset(extra_rules)
+    except RuleDataError as exc:
+        raise ConfigError(str(exc)) from exc
+    try:
+        return check_overrides(_merged_tables(current, value) if isinstance(value, dict) else value, ruleset)
+    except EffortDataError as exc:
+        key = f"{prefix}effort" + (f".{exc.key}" if exc.key else "")
+        raise ConfigError(f"{where}: '{key}': {exc.reason}") from None
+
+
+def _merged_tables(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in top.items():
+        out[key] = (
+            _merged_tables(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+        )
+    return out
 
 
 def _target_names(extra_rules: tuple[Path, ...]) -> dict[str, str]:
