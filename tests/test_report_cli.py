@@ -6,6 +6,7 @@ for every target the rule data defines, so new targets are covered without chang
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import pty
@@ -14,6 +15,7 @@ import select
 import shutil
 import subprocess
 import sys
+import zlib
 from collections import Counter, defaultdict
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
@@ -75,19 +77,11 @@ def expected_from_check(doc: dict[str, Any]) -> dict[str, Any]:
     per_dir: dict[str, Counter[str]] = defaultdict(Counter)
     for path, counts in per_file.items():
         per_dir[PurePosixPath(path).parent.as_posix()].update(counts)
-    work = sorted(
-        (
-            (d["path"], d["line"], d["column"], d["rule"], d["difficulty"], d["message"])
-            for d in diagnostics
-            if d["difficulty"] in ("manual", "blocker")
-        ),
-    )
     return {
         "summary": doc["summary"],
         "files_by_worst": {level: files_by_worst[level] for level in LEVELS},
         "per_file": {p: {level: c[level] for level in LEVELS} for p, c in per_file.items()},
         "per_dir": {p: {level: c[level] for level in LEVELS} for p, c in per_dir.items()},
-        "work": work,
         "by_rule": Counter(d["rule"] for d in diagnostics),
         "by_symbol": Counter((d["symbol"], d["rule"]) for d in diagnostics),
         "fixable": sum(1 for d in diagnostics if d["fixable"]),
@@ -129,10 +123,13 @@ def assert_report_matches_check(report: dict[str, Any], target: str, check: dict
         assert directory["files"] == sum(1 for f in files.values() if f["directory"] == path)
         assert directory["lines"] == sum(f["lines"] for f in files.values() if f["directory"] == path)
 
-    work = sorted(
-        (w["path"], w["line"], w["column"], w["rule"], w["difficulty"], w["message"]) for w in report["work"][target]
-    )
-    assert work == want["work"]
+    # every finding, exactly as `check` gives it, with what the effort estimate counts for it
+    listed = report["findings"][target]
+    assert [{k: v for k, v in f.items() if not k.startswith("effort_")} for f in listed] == check["diagnostics"]
+    for finding in listed:
+        low, high = finding["effort_hours"]
+        assert (finding["effort_kind"] is None) == (finding["difficulty"] == "portable")
+        assert 0 <= low <= high and (high > 0) == (finding["difficulty"] != "portable")
 
     by_rule = {d["rule"]: d for d in report["dependencies"]}
     for rule, count in want["by_rule"].items():
@@ -207,23 +204,32 @@ def test_multi_target_report_matches_check_for_every_target(
 
 
 def test_ranking_follows_the_stated_rule(multi_report: dict[str, Any]) -> None:
-    scale = [level["id"] for level in multi_report["scale"]["levels"]]
+    """Cheapest first by the estimated effort (the middle of its range), then blockers, manual findings, files."""
 
-    def key(target: str) -> tuple[int, ...]:
+    def key(target: str) -> tuple[float, ...]:
         v = multi_report["verdicts"][target]
         f = v["findings"]
-        return (scale.index(v["verdict"]), f["blocker"], f["manual"], v["files_needing_person"], f["mechanical"])
+        low, high = v["effort"]["days"]
+        return (round((low + high) / 2, 2), f["blocker"], f["manual"], v["files_needing_person"])
 
     assert multi_report["ranking"] == sorted(multi_report["ranking"], key=key)
+    assert "least estimated effort" in multi_report["ranking_rule"]
 
 
 def test_verdict_of_the_fixture_for_hip(checks: dict[str, dict[str, Any]]) -> None:
     report = report_json(PROJECT, ["hip"])
     hip = report["verdicts"]["hip"]
-    # TensorRT and tensor-core code have no HIP counterpart: a major change, and the report says why.
+    # TensorRT and tensor-core code have no HIP counterpart: days of redesign in a 422-line project, a major change,
+    # and the report says why.
     assert hip["verdict"] == "major-change"
+    assert_days(hip["reasons"][0].split(" person-days estimated")[0], hip["effort"]["days"])
     assert any("blocker" in reason for reason in hip["reasons"])
-    assert report["scale"]["minor_max_person_file_share"] == 0.1
+    assert [level["id"] for level in report["scale"]["levels"]] == [
+        "zero-change",
+        "minor-change",
+        "moderate-change",
+        "major-change",
+    ]
     shares = hip["findings_share"]
     assert abs(sum(shares.values()) - 1.0) < 1e-3
     assert shares["blocker"] == round(hip["findings"]["blocker"] / hip["findings"]["total"], 4)
@@ -233,12 +239,14 @@ def test_heaviest_first_ordering(multi_report: dict[str, Any]) -> None:
     def weight(row: dict[str, Any]) -> tuple[int, ...]:
         return tuple(sum(row["targets"][t]["findings"][level] for t in ALL_TARGETS) for level in ORDER)
 
+    def work_weight(group: dict[str, Any]) -> tuple[int, ...]:
+        return tuple(sum(group["targets"][t]["uses"][level] for t in ALL_TARGETS) for level in ORDER)
+
     for table in ("directories", "files"):
         weights = [weight(row) for row in multi_report[table]]
         assert weights == sorted(weights, reverse=True), table
-    for items in multi_report["work"].values():
-        ranks = [ORDER.index(w["difficulty"]) for w in items]
-        assert ranks == sorted(ranks)
+    groups = [work_weight(g) for g in multi_report["work"]]
+    assert groups == sorted(groups, reverse=True)
 
 
 def test_dependencies_say_whether_each_target_has_a_counterpart(multi_report: dict[str, Any]) -> None:
@@ -337,42 +345,254 @@ def test_checklist_leaves_out_what_the_code_does_not_use(tmp_path: Path) -> None
     assert none["verdicts"]["hip"]["reasons"] == ["no CUDA dependency found"]
 
 
+NPP_FILE = """#include <npp.h>
+void blur(const Npp8u* src, int step, Npp8u* dst, NppiSize roi) {
+  NppiSize mask = {3, 3};
+  NppiPoint anchor = {1, 1};
+  nppiFilterBox_8u_C1R(src, step, dst, step, roi, mask, anchor);
+}
+"""
+KERNEL_FILE = """#include <cuda_runtime.h>
+__global__ void scale(float* x, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= a;
+}
+void run(float* x, int n) { scale<<<(n + 255) / 256, 256>>>(x, 2.0f, n); cudaDeviceSynchronize(); }
+"""
+RENAMES = {f"f{i}.cu": "#include <cuda_runtime.h>\nvoid f() { cudaDeviceSynchronize(); }\n" for i in range(3)}
+
+
+def assert_days(text: str, pair: list[float]) -> None:
+    """A range of person-days as written ('0.92–2.7') stands for `pair` (the JSON's, rounded to two decimals)."""
+    for shown, value in zip(text.replace(",", "").split("–"), pair, strict=True):
+        step = 0.01 if value < 1 else 0.1 if value < 10 else 1
+        assert abs(float(shown) - value) <= step / 2 + 0.006, (text, pair)
+
+
+def assert_verdict_is_the_stated_rule(report: dict[str, Any], target: str) -> None:
+    """The verdict from the estimate's high end per 1,000 lines, with the thresholds the report states."""
+    scale = report["scale"]
+    verdict = report["verdicts"][target]
+    counted = max(report["scanned"]["lines"], scale["lines_at_least"])
+    density = verdict["effort"]["days"][1] * 1000 / counted
+    findings = verdict["findings"]
+    if not (findings["mechanical"] or findings["manual"] or findings["blocker"]):
+        expected = "zero-change"
+    elif density <= scale["minor"] + 1e-9:
+        expected = "minor-change"
+    elif density <= scale["moderate"] + 1e-9:
+        expected = "moderate-change"
+    else:
+        expected = "major-change"
+    assert verdict["verdict"] == expected, (target, density)
+    assert abs(verdict["days_per_1000_lines"] - density) < 0.01
+
+
 @pytest.mark.parametrize(
-    ("files", "verdict"),
+    ("files", "target", "verdict"),
     [
         # Thrust runs unchanged through rocThrust: nothing to change
-        ({"a.cu": "#include <thrust/device_vector.h>\nthrust::device_vector<int> v;\n"}, "zero-change"),
-        # renames only: `cudaport fix` does it all
-        (
-            {f"f{i}.cu": "#include <cuda_runtime.h>\nvoid f() { cudaDeviceSynchronize(); }\n" for i in range(3)},
-            "minor-change",
-        ),
-        # one manual file in eleven (9%): still minor
-        (
-            {
-                **{f"f{i}.cu": "void f() { cudaDeviceSynchronize(); }\n" for i in range(10)},
-                "warp.cu": "__device__ int lane() { return threadIdx.x & 31; }\n",
-            },
-            "minor-change",
-        ),
-        # two manual files in eleven (18%): major
-        (
-            {
-                **{f"f{i}.cu": "void f() { cudaDeviceSynchronize(); }\n" for i in range(9)},
-                "warp.cu": "__device__ int lane() { return threadIdx.x & 31; }\n",
-                "warp2.cu": "__device__ int lane2() { return threadIdx.x & 31; }\n",
-            },
-            "major-change",
-        ),
-        # one blocker anywhere: major
-        ({"a.cpp": "#include <NvInfer.h>\n", **{f"f{i}.cu": "int x;\n" for i in range(30)}}, "major-change"),
+        ({"a.cu": "#include <thrust/device_vector.h>\nthrust::device_vector<int> v;\n"}, "hip", "zero-change"),
+        # renames only: `cudaport fix` does it all, minutes of review
+        (RENAMES, "hip", "minor-change"),
+        # a kernel and its launch compile with hipcc as they are
+        ({"k.cu": KERNEL_FILE}, "hip", "minor-change"),
+        # NPP has no counterpart: a file's use of it is redesigned (one to three days, in a tree counted as 1,000 lines)
+        ({"filter.cpp": NPP_FILE}, "hip", "moderate-change"),
+        # the kernel is rewritten in Ascend C: days of work
+        ({"k.cu": KERNEL_FILE}, "npu", "major-change"),
     ],
 )
-def test_verdict_scale_thresholds(tmp_path: Path, files: dict[str, str], verdict: str) -> None:
+def test_verdict_follows_the_estimated_effort(tmp_path: Path, files: dict[str, str], target: str, verdict: str) -> None:
     write_project(tmp_path / "p", files)
-    report = report_json("p", ["hip"], cwd=tmp_path)
-    assert report["verdicts"]["hip"]["verdict"] == verdict
-    assert_report_matches_check(report, "hip", check_json("p", "hip", cwd=tmp_path))
+    report = report_json("p", [target], cwd=tmp_path)
+    assert report["verdicts"][target]["verdict"] == verdict
+    assert_verdict_is_the_stated_rule(report, target)
+    assert_report_matches_check(report, target, check_json("p", target, cwd=tmp_path))
+
+
+def test_every_verdict_of_the_fixture_is_the_stated_rule(multi_report: dict[str, Any]) -> None:
+    for target in ALL_TARGETS:
+        assert_verdict_is_the_stated_rule(multi_report, target)
+
+
+# ---- the effort estimate ----------------------------------------------------------------------------------------
+def kind_costs(report: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
+    return {kind["name"]: kind["hours"] for kind in report["effort"]["kinds"]}
+
+
+def test_effort_adds_up_from_the_findings(multi_report: dict[str, Any]) -> None:
+    """A target's estimate is its findings' hours plus each file's build-and-test hours by its heaviest finding,
+    and each kind's line in the table is the sum of its findings."""
+    file_hours = multi_report["effort"]["file_hours"]
+    per_day = multi_report["effort"]["hours_per_day"]
+    for target in ALL_TARGETS:
+        findings = multi_report["findings"][target]
+        worst: dict[str, int] = {}
+        by_kind: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
+        for finding in findings:
+            level = LEVELS.index(finding["difficulty"])
+            worst[finding["path"]] = max(worst.get(finding["path"], 0), level)
+            if finding["effort_kind"]:
+                totals = by_kind[finding["effort_kind"]]
+                totals[0] += finding["effort_hours"][0]
+                totals[1] += finding["effort_hours"][1]
+                totals[2] += 1
+        overhead = [0.0, 0.0]
+        for level in worst.values():
+            if level:
+                overhead[0] += file_hours[LEVELS[level]][0]
+                overhead[1] += file_hours[LEVELS[level]][1]
+        estimate = multi_report["verdicts"][target]["effort"]
+        total = [sum(t[0] for t in by_kind.values()) + overhead[0], sum(t[1] for t in by_kind.values()) + overhead[1]]
+        assert estimate["hours"] == pytest.approx(total, abs=0.02), target
+        assert estimate["days"] == pytest.approx([total[0] / per_day, total[1] / per_day], abs=0.01), target
+        assert estimate["files"]["days"] == pytest.approx([h / per_day for h in overhead], abs=0.01)
+        assert {k["kind"]: k["findings"] for k in estimate["kinds"]} == {k: int(v[2]) for k, v in by_kind.items()}
+        for kind in estimate["kinds"]:
+            low, high = by_kind[kind["kind"]][:2]
+            assert kind["days"] == pytest.approx([low / per_day, high / per_day], abs=0.01)
+
+
+def test_effort_counts_the_first_use_of_each_unit_in_full(multi_report: dict[str, Any]) -> None:
+    """The stated rule: in each unit of work (a name across the project, a rule in one file, or every use) the
+    first use costs `first` and each further one `more`."""
+    costs = kind_costs(multi_report)
+    for target in ALL_TARGETS:
+        units: dict[tuple[Any, ...], list[list[float]]] = defaultdict(list)
+        for finding in multi_report["findings"][target]:
+            if not finding["effort_kind"]:
+                continue
+            cost = costs[finding["effort_kind"]][finding["difficulty"]]
+            key: tuple[Any, ...] = (finding["effort_kind"], finding["rule"], finding["difficulty"])
+            if cost["per"] == "name":
+                key += (finding["symbol"],)
+            elif cost["per"] == "file":
+                key += (finding["path"],)
+            else:
+                key += (finding["path"], finding["line"], finding["column"])
+            assert finding["effort_hours"] in (cost["first"], cost["more"]), finding
+            units[key].append(finding["effort_hours"])
+        for key, spent in units.items():
+            cost = costs[key[0]][key[2]]
+            if cost["first"] != cost["more"]:
+                assert spent.count(cost["first"]) == 1, (target, key)
+                assert spent.count(cost["more"]) == len(spent) - 1, (target, key)
+
+
+def test_effort_tells_the_targets_apart_and_picks_the_cheapest(tmp_path: Path) -> None:
+    """Kernels that compile with hipcc cost minutes on HIP and a rewrite on the NPU: the estimate says so, the
+    verdicts differ, and the cheapest target is the one with the least estimated effort."""
+    write_project(tmp_path / "p", {"k.cu": KERNEL_FILE, "filter.cpp": NPP_FILE, **RENAMES})
+    report = report_json("p", ["npu", "hip"], cwd=tmp_path)
+    hip, npu = report["verdicts"]["hip"], report["verdicts"]["npu"]
+    assert hip["effort"]["days"][1] < npu["effort"]["days"][0]
+    assert report["cheapest"] == "hip" and report["ranking"] == ["hip", "npu"]
+    kinds = {k["kind"]: k for k in npu["effort"]["kinds"]}
+    assert kinds["kernel"]["findings"] == 1
+    costs = kind_costs(report)
+    per_day = report["effort"]["hours_per_day"]
+    assert kinds["kernel"]["days"] == pytest.approx(
+        [h / per_day for h in costs["kernel"]["blocker"]["first"]], abs=0.01
+    )
+    assert "kernel" not in {k["kind"] for k in hip["effort"]["kinds"] if k["days"][1] > 0.5}
+    markdown = cudaport("report", "p", "--target", "npu,hip", "--format", "md", cwd=tmp_path).stdout
+    [row] = markdown_rows(markdown, "effort (person-days)")
+    assert_days(row[1], npu["effort"]["days"])
+    assert_days(row[2], hip["effort"]["days"])
+    assert "A person-day is 6 productive hours" in markdown
+    assert "- **kernel** (a `__global__` kernel the project wrote): " in markdown
+
+
+def test_effort_weights_from_the_configuration(tmp_path: Path) -> None:
+    """`effort` in cudaport.toml or [tool.cudaport.effort] changes the weights it names, and the report says so."""
+    project = write_project(tmp_path / "p", {"k.cu": KERNEL_FILE, "filter.cpp": NPP_FILE})
+    base = report_json("p", ["npu"], cwd=tmp_path)
+    (project / "cudaport.toml").write_text(
+        "[effort]\nhours-per-day = 3\n[effort.kind.kernel]\nblocker = { first = [40, 80] }\n", encoding="utf-8"
+    )
+    changed = report_json("p", ["npu"], cwd=tmp_path)
+    kinds = {k["kind"]: k for k in changed["verdicts"]["npu"]["effort"]["kinds"]}
+    assert kinds["kernel"]["days"] == pytest.approx([40 / 3, 80 / 3], abs=0.01)
+    before = {k["kind"]: k for k in base["verdicts"]["npu"]["effort"]["kinds"]}
+    for name, kind in kinds.items():
+        if name != "kernel":  # the same hours, in days of three hours instead of six
+            assert kind["days"] == pytest.approx([d * 2 for d in before[name]["days"]], abs=0.02), name
+    assert changed["effort"]["hours_per_day"] == 3
+    assert changed["effort"]["overridden"] == ["hours-per-day", "kind.kernel.blocker.first"]
+    assert changed["configuration"]["effort"] == {
+        "hours-per-day": 3,
+        "kind": {"kernel": {"blocker": {"first": [40, 80]}}},
+    }
+    markdown = cudaport("report", "p", "--target", "npu", "--format", "md", cwd=tmp_path).stdout
+    assert "changed by the configuration: `hours-per-day`, `kind.kernel.blocker.first`" in markdown
+    assert "A person-day is 3 productive hours" in markdown
+    html = cudaport("report", "p", "--target", "npu", "--format", "html", cwd=tmp_path).stdout
+    assert "Changed by the configuration: <code>hours-per-day</code>, <code>kind.kernel.blocker.first</code>" in html
+    # the same keys under [tool.cudaport.effort] in pyproject.toml
+    (project / "cudaport.toml").unlink()
+    (project / "pyproject.toml").write_text("[tool.cudaport.effort]\nhours-per-day = 3\n", encoding="utf-8")
+    pyproject = report_json("p", ["npu"], cwd=tmp_path)
+    assert pyproject["verdicts"]["npu"]["effort"]["hours"] == base["verdicts"]["npu"]["effort"]["hours"]
+    assert pyproject["verdicts"]["npu"]["effort"]["days"] == pytest.approx(
+        [d * 2 for d in base["verdicts"]["npu"]["effort"]["days"]], abs=0.02
+    )
+
+
+# ---- routes -----------------------------------------------------------------------------------------------------
+def route_files(report: dict[str, Any], target: str) -> dict[str, set[str]]:
+    return {r: set(v["files"]) for r, v in report["verdicts"][target]["route"]["routes"].items()}
+
+
+def assert_routes_are_the_files(report: dict[str, Any], target: str) -> None:
+    """Each file with work is under exactly one route, the one its row names."""
+    lists = route_files(report, target)
+    for file in report["files"]:
+        route = file["targets"][target]["route"]
+        for name, members in lists.items():
+            assert (file["path"] in members) == (route == name), (file["path"], route)
+
+
+@pytest.mark.parametrize(
+    ("files", "target", "route", "words"),
+    [
+        # renames and adapted calls: the framework-level route
+        (RENAMES, "hip", "A", "renames `cudaport fix` applies"),
+        # the project's kernels cannot run on the NPU: the rewrite shapes the port
+        ({"k.cu": KERNEL_FILE, **RENAMES}, "npu", "B", "rewritten in Ascend C"),
+        # NPP has no HIP counterpart: that file keeps its CUDA path while the rest moves
+        ({"filter.cpp": NPP_FILE, "f0.cu": RENAMES["f0.cu"]}, "hip", "C", "NPP (7 uses)"),
+    ],
+)
+def test_route_follows_what_the_code_uses(
+    tmp_path: Path, files: dict[str, str], target: str, route: str, words: str
+) -> None:
+    write_project(tmp_path / "p", files)
+    report = report_json("p", [target], cwd=tmp_path)
+    plan = report["verdicts"][target]["route"]
+    assert plan["recommended"] == route
+    assert words in plan["why"]
+    assert_routes_are_the_files(report, target)
+    if route == "B":
+        assert route_files(report, target)["B"] == {"p/k.cu"}
+    if route == "C":
+        assert route_files(report, target)["C"] == {"p/filter.cpp"}
+        assert route_files(report, target)["A"] == {"p/f0.cu"}
+    markdown = cudaport("report", "p", "--target", target, "--format", "md", cwd=tmp_path).stdout
+    assert f"route {route}, {report['routes'][route]['name']}" in markdown
+    assert "`cudaport fix --style dual-stack`" in markdown  # route C names the fix that writes it
+
+
+def test_routes_of_the_fixture(multi_report: dict[str, Any]) -> None:
+    """The fixture's kernels are rewritten on the NPU (B); its already dual-stack header is under C, counted."""
+    for target in ALL_TARGETS:
+        assert_routes_are_the_files(multi_report, target)
+    npu = multi_report["verdicts"]["npu"]["route"]
+    assert npu["recommended"] == "B"
+    assert "report_project/src/kernels/reduce.cu" in npu["routes"]["B"]["files"]
+    hip = multi_report["verdicts"]["hip"]["route"]["routes"]["C"]
+    assert "report_project/src/compat/gpu_runtime.h" in hip["files"] and hip["dual_stack_files"] >= 1
+    assert multi_report["routes"]["C"]["fix"] == "cudaport fix --style dual-stack"
 
 
 # ---- configuration, excludes, suppressions: the same as check ----------------------------------------------------
@@ -414,7 +634,7 @@ def test_format_from_suffix_and_flag(tmp_path: Path) -> None:
     cudaport("report", PROJECT, "-o", str(tmp_path / "r.htm"))
     assert (tmp_path / "r.htm").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     cudaport("report", PROJECT, "--format", "json", "-o", str(tmp_path / "r.txt"))
-    assert json.loads((tmp_path / "r.txt").read_text(encoding="utf-8"))["version"] == 1
+    assert json.loads((tmp_path / "r.txt").read_text(encoding="utf-8"))["version"] == 2
     stdout = cudaport("report", PROJECT).stdout  # no -o, no --format: Markdown on stdout
     assert stdout.startswith("# CUDA migration assessment")
     bad = cudaport("report", PROJECT, "-o", str(tmp_path / "r.txt"), check_rc=2)
@@ -469,6 +689,24 @@ def markdown_rows(markdown: str, first_cell: str) -> list[list[str]]:
     return rows
 
 
+FILE_ROWS = {
+    "portable": "files unchanged (portable or no finding)",
+    "mechanical": "files with safe rewrites only",
+    "manual": "files a person changes (no blocker)",
+    "blocker": "files with a blocker",
+}
+
+
+def folder_nodes(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    nodes: dict[str, dict[str, Any]] = {}
+    stack = [report["folders"]]
+    while stack:
+        node = stack.pop()
+        nodes[node["path"]] = node
+        stack.extend(node["folders"])
+    return nodes
+
+
 def test_markdown_carries_the_numbers(rendered: dict[str, str]) -> None:
     markdown, report = rendered["md"], json.loads(rendered["json"])
     for level in LEVELS:
@@ -477,35 +715,50 @@ def test_markdown_carries_the_numbers(rendered: dict[str, str]) -> None:
             share(report["verdicts"][t]["findings"][level], report["verdicts"][t]["findings"]["total"])
             for t in ALL_TARGETS
         ]
-        [row] = markdown_rows(markdown, f"files {level}")
+        [row] = markdown_rows(markdown, FILE_ROWS[level])
         assert row[1:] == [
             share(report["verdicts"][t]["files"][level], report["scanned"]["files"]) for t in ALL_TARGETS
         ]
     [row] = markdown_rows(markdown, "**verdict**")
     assert row[1:] == [f"**{report['verdicts'][t]['verdict'].replace('-', ' ')}**" for t in ALL_TARGETS]
-    for directory in report["directories"]:
-        [row] = markdown_rows(markdown, f"`{directory['path']}`")
-        assert row[1:3] == [str(directory["files"]), str(directory["lines"])]
-        assert row[3 : 3 + len(ALL_TARGETS)] == [tally_text(directory["targets"][t]["findings"]) for t in ALL_TARGETS]
-    for file in report["files"]:
-        rows = markdown_rows(markdown, f"`{file['path']}`")
-        if any(file["targets"][t]["findings"]["total"] for t in ALL_TARGETS):
-            assert rows[0][2 : 2 + len(ALL_TARGETS)] == [
-                tally_text(file["targets"][t]["findings"]) for t in ALL_TARGETS
-            ]
-        else:
-            assert rows == []
-    for target, items in report["work"].items():
-        assert f"findings for {report_label(report, target)} ({len(items)})" in markdown
-        for item in items:
-            assert f"`{item['path']}:{item['line']}:{item['column']}`" in markdown
-    for dep in report["dependencies"]:
-        [row] = markdown_rows(markdown, f"{dep['family']} ({dep['rule']})".replace("_", "\\_"))
-        assert row[1:3] == [str(dep["uses"]), str(dep["files"])]
+    [row] = markdown_rows(markdown, "effort (person-days)")
+    for cell, target in zip(row[1:], ALL_TARGETS, strict=True):
+        assert_days(cell, report["verdicts"][target]["effort"]["days"])
+    [row] = markdown_rows(markdown, "route")
+    assert [cell.split(":")[0] for cell in row[1:]] == [
+        report["verdicts"][t]["route"]["recommended"] for t in ALL_TARGETS
+    ]
+    for target in ALL_TARGETS:
+        plan = report["verdicts"][target]["route"]
+        route = plan["recommended"]
+        assert f"### {report_label(report, target)}: route {route}, {report['routes'][route]['name']}" in markdown
+        assert f"Why: {plan['why']}." in markdown.replace("\\", "")
+    # the folders: each row the totals of its folder in the JSON tree
+    nodes = folder_nodes(report)
+    folder_rows = [r for r in (markdown_rows(markdown, f"`{path}`") for path in nodes if path) if r]
+    assert folder_rows
+    for [row] in folder_rows:
+        node = nodes[row[0].strip("`")]
+        assert row[1:3] == [str(node["files"]), str(node["lines"])]
+        assert row[3 : 3 + len(ALL_TARGETS)] == [tally_text(node["targets"][t]["findings"]) for t in ALL_TARGETS]
+    touched = [f for f in report["files"] if any(f["targets"][t]["findings"]["total"] for t in ALL_TARGETS)]
+    for file in touched[:40]:
+        [row] = markdown_rows(markdown, f"`{file['path']}`")
+        assert row[2 : 2 + len(ALL_TARGETS)] == [tally_text(file["targets"][t]["findings"]) for t in ALL_TARGETS]
+        assert row[2 + len(ALL_TARGETS) :] == [file["targets"][t]["route"] or "—" for t in ALL_TARGETS]
+    for group in report["work"][:40]:
+        title = f"`{group['title']}`" if not group["construct"] else group["title"]
+        uses, files = group["uses"], group["files"]
+        line = f"- {title} — {uses} use{'s' if uses != 1 else ''} in {files} file{'s' if files != 1 else ''}"
+        assert line in markdown.replace("\\", ""), line
+    for index, dep in enumerate(report["dependencies"]):
+        rows = markdown_rows(markdown, f"{dep['family']} ({dep['rule']})".replace("_", "\\_"))
+        assert len(rows) == (2 if index < 8 else 1)  # its area's table, and the summary's for the top eight
+        assert all(row[1:3] == [str(dep["uses"]), str(dep["files"])] for row in rows)
     for check in report["verification"]:
         assert (f"**{check['title']}**" in markdown.replace("\\", "")) == check["applies"]
     assert "FP32: max abs error \\< 1e-5" in markdown and "BF16/FP16: max abs error \\< 1e-2" in markdown
-    assert "at most 10% of the files need a person" in markdown
+    assert "at most 1 person-days per 1,000 lines" in markdown
 
 
 def report_label(report: dict[str, Any], target: str) -> str:
@@ -531,6 +784,8 @@ class Elements(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         for index in range(len(self._open) - 1, -1, -1):
             if self._open[index]["tag"] == tag:
+                for closed in self._open[index:]:
+                    closed["end"] = len(self.elements)  # the elements inside it are those before this index
                 del self._open[index:]
                 return
 
@@ -552,34 +807,72 @@ def parse_html(text: str) -> Elements:
     return parser
 
 
+def embedded_details(html: str) -> dict[str, Any]:
+    """The page's compressed block of details, read as its script reads it."""
+    match = re.search(r'<script type="application/octet-stream" id="report-details">([^<]*)</script>', html)
+    assert match is not None
+    return json.loads(zlib.decompress(base64.b64decode(match.group(1))).decode("utf-8"))
+
+
 def test_html_carries_the_numbers(rendered: dict[str, str]) -> None:
     html, report = rendered["html"], json.loads(rendered["json"])
     page = parse_html(html)
     for target in ALL_TARGETS:
         verdict = report["verdicts"][target]
         cells = {
-            c["attrs"]["data-key"]: int(c["attrs"]["data-value"])
+            c["attrs"]["data-key"]: float(c["attrs"]["data-value"])
             for c in page.find("td", data_target=target)
             if "data-key" in c["attrs"]
         }
+        low, high = verdict["effort"]["days"]
+        assert cells["effort"] == pytest.approx((low + high) / 2, abs=0.01)
         for level in LEVELS:
             assert cells[f"findings.{level}"] == verdict["findings"][level]
             assert cells[f"files.{level}"] == verdict["files"][level]
         assert cells["findings.total"] == verdict["findings"]["total"]
         assert cells["files_needing_person"] == verdict["files_needing_person"]
         assert cells["fixable"] == verdict["fixable"]
-        [badge] = [b for b in page.find("article", data_target=target)]
-        assert f"scale-{verdict['verdict']}" in badge["attrs"]["class"]
-        if report["work"][target]:
-            assert len(_rows_of(page, f"work-table-{target}")) == len(report["work"][target])
-        else:
-            assert not page.find("table", id=f"work-table-{target}")
-        for item in report["work"][target]:
-            assert f"{item['path']}:{item['line']}:{item['column']}" in html
-    directory_rows = _rows_of(page, "directories")
-    assert [r["text"].split()[0] for r in directory_rows] == [d["path"] for d in report["directories"]]
-    files_with_findings = [f for f in report["files"] if any(f["targets"][t]["findings"]["total"] for t in ALL_TARGETS)]
-    assert [r["text"].split()[0] for r in _rows_of(page, "files")] == [f["path"] for f in files_with_findings]
+        [card] = page.find("article", data_target=target)
+        assert f"scale-{verdict['verdict']}" in card["attrs"]["class"]
+        [effort] = [e for e in _inside(page, card) if e["tag"] == "p" and e["attrs"].get("class") == "effort"]
+        assert (float(effort["attrs"]["data-low"]), float(effort["attrs"]["data-high"])) == pytest.approx(
+            verdict["effort"]["days"], abs=0.006
+        )
+        # the card's file rows split the scanned files: they add up to all of them, no more
+        counts = [int(e["text"]) for e in _inside(page, card) if e["tag"] == "td" and e["attrs"].get("class") == "num"]
+        assert counts == [verdict["files"][level] for level in LEVELS] and sum(counts) == report["scanned"]["files"]
+        [why] = [p for p in page.find("p") if p["attrs"].get("data-target") == target]
+        assert why["attrs"]["data-route"] == verdict["route"]["recommended"]
+        assert " ".join(why["text"].split()) == " ".join((verdict["route"]["why"] + ".").replace("`", "").split())
+        kinds = {
+            c["attrs"]["data-kind"]: int(c["attrs"]["data-findings"])
+            for c in page.find("td", data_target=target)
+            if "data-kind" in c["attrs"]
+        }
+        assert kinds == {k["kind"]: k["findings"] for k in verdict["effort"]["kinds"]}
+    # work by API, files and APIs: the first rows in the page, the rest in the embedded details
+    assert [r["attrs"]["data-work"] for r in _rows_of(page, "work-apis")] == [
+        str(i) for i in range(min(50, len(report["work"])))
+    ]
+    touched = [f for f in report["files"] if any(f["targets"][t]["findings"]["total"] for t in ALL_TARGETS)]
+    assert [r["text"].split()[0] for r in _rows_of(page, "files")] == [f["path"] for f in touched[:40]]
+    nodes = folder_nodes(report)
+    folder_rows = [r["attrs"]["data-folder"] for r in _rows_of(page, "folders")]
+    assert folder_rows == [report["folders"]["path"], *[f["path"] for f in report["folders"]["folders"]]]
+    for row in _rows_of(page, "folders"):
+        tallies = [e for e in _inside(page, row) if e["tag"] == "td" and "data-counts" in e["attrs"]]
+        node = nodes[row["attrs"]["data-folder"]]
+        assert [t["attrs"]["data-counts"] for t in tallies] == [
+            " ".join(str(node["targets"][t]["findings"][level]) for level in ORDER) for t in ALL_TARGETS
+        ]
+    details = embedded_details(html)
+    assert details["targets"] == ALL_TARGETS
+    assert [f[0] for f in details["files"]] == [f["path"] for f in touched]
+    assert [w[0] for w in details["work"]] == [w["title"] for w in report["work"]]
+    assert [a[0] for a in details["apis"]] == [a["symbol"] for a in report["apis"]]
+    for index, target in enumerate(ALL_TARGETS):
+        present = sum(1 for rows in details["rows"] for row in rows if row[3][index] != "-")
+        assert present == len(report["findings"][target])
     # the dependencies come one table per area, in the areas' order, each listing its area's rules
     area_tables = [e["attrs"]["data-area"] for e in page.find("table") if "data-area" in e["attrs"]]
     assert area_tables == [a["name"] for a in report["areas"]]
@@ -595,7 +888,13 @@ def test_html_carries_the_numbers(rendered: dict[str, str]) -> None:
             assert statuses[(dep["rule"], target)] == dep["targets"][target]["status"]
     shown = {e["attrs"]["data-check"] for e in page.find("li") if "data-check" in e["attrs"]}
     assert shown == {c["id"] for c in report["verification"] if c["applies"]}
-    assert len(_rows_of(page, "apis-table")) == len(report["apis"])
+    assert len(_rows_of(page, "apis-table")) == min(50, len(report["apis"]))
+
+
+def _inside(page: Elements, parent: dict[str, Any]) -> list[dict[str, Any]]:
+    """The elements inside `parent`, in document order (the parser closes an element when its end tag comes)."""
+    start = next(i for i, e in enumerate(page.elements) if e is parent)
+    return page.elements[start + 1 : parent.get("end", len(page.elements))]
 
 
 def _rows_of(page: Elements, table_id: str) -> list[dict[str, Any]]:
@@ -655,8 +954,9 @@ def test_text_from_the_code_base_is_escaped(tmp_path: Path) -> None:
     assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;amp;|" in html
     page = parse_html(html)
     assert any(r["text"].strip().startswith(f"p/{evil}/k|<b>.cu") for r in _rows_of(page, "files"))
-    work = _rows_of(page, "work-table-hip")
-    assert len(work) == 2 and all(r["text"].strip().startswith(f"p/{evil}/k|<b>.cu:") for r in work)
+    # the embedded details hold the names as data: the page's script only ever sets them as text
+    details = embedded_details(html)
+    assert [f[0] for f in details["files"]] == [f"p/{evil}/k|<b>.cu"]
     markdown = cudaport("report", "p", "--format", "md", cwd=tmp_path).stdout
     [row] = markdown_rows(markdown, "`p/" + f"{evil}/k|<b>.cu".replace("|", "\\|") + "`")
     assert len(row) == 4  # the pipes in the path did not split the table row

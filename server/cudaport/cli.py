@@ -27,7 +27,7 @@ from .results import RunResult, RunTotals
 from .ruleset import RuleDataError, RuleSet, load_ruleset
 
 if TYPE_CHECKING:
-    from .runner import FixResult, MultiTargetRun
+    from .runner import FixResult
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -512,8 +512,7 @@ def _report_format(args: argparse.Namespace) -> str:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from . import runner
-    from .report import build_report, render
+    from .report import assess, iter_render
 
     _existing(args.paths)
     specs = _split(args.target) or []
@@ -521,24 +520,19 @@ def _report(args: argparse.Namespace) -> int:
     settings, targets = _target_settings(args, specs)
     ruleset = load_ruleset(settings.extra_rules).pinned(settings.versions)
     with _progress(args, "Scanning") as progress:
-        multi = runner.check_targets(args.paths, settings, targets, jobs=args.jobs, progress=progress)
-    first = multi.runs[targets[0]]
-    _report_skips(_problems_of_every_target(multi))
-    report = build_report(multi, ruleset, settings, args.paths)
-    _write_output(args, render(report, fmt))
+        report = assess(args.paths, settings, targets, ruleset, jobs=args.jobs, progress=progress)
+    for problem in report.skipped:
+        print(f"cudaport: skipped {problem.path}: {problem.reason}", file=sys.stderr)
+    for problem in report.errors:
+        where = f"{problem.path} ({problem.target})" if len(targets) > 1 and problem.target else problem.path
+        print(f"cudaport: error in {where}: {problem.reason}", file=sys.stderr)
+    with _output(args) as out:
+        for piece in iter_render(report, fmt):  # the JSON lists every finding: never one string
+            out.write(piece)
     if args.output_file is not None:
         verdicts = ", ".join(f"{report.label(t)}: {report.summaries[t].scale.title.lower()}" for t in targets)
-        print(f"cudaport: wrote {args.output_file} ({first.files_scanned} files; {verdicts})", file=sys.stderr)
+        print(f"cudaport: wrote {args.output_file} ({report.files_scanned} files; {verdicts})", file=sys.stderr)
     return EXIT_ERROR if report.errors else EXIT_OK
-
-
-def _problems_of_every_target(multi: MultiTargetRun) -> list[RunResult]:
-    return list(multi.runs.values())
-
-
-def _write_output(args: argparse.Namespace, text: str) -> None:
-    with _output(args) as out:
-        out.write(text)
 
 
 def _rule(args: argparse.Namespace) -> int:

@@ -1,16 +1,22 @@
-"""`cudaport report`: the migration assessment — how hard the port is, where, and to which target.
+"""`cudaport report`: the migration assessment — how hard the port is, where, by which route, at what effort, and
+to which target.
 
-Built from the engine's findings for each target (`runner.check_targets`), rendered as JSON, Markdown or one
-self-contained HTML page."""
+Built from the engine's findings for each target, one file at a time (`assess`: `runner.scan`'s stream feeding a
+`ReportBuilder`), rendered as JSON, Markdown or one self-contained HTML page."""
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from ..config import Settings
+from ..ruleset import RuleSet
+from ..runner import Progress, scan
 from .html import render_html
 from .markdown import render_markdown
-from .model import Report, build_report
-from .render_json import render_json
+from .model import Report, ReportBuilder, build_report
+from .render_json import iter_json
 
 FORMATS = ("html", "md", "json")
 _SUFFIXES = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".json": "json"}
@@ -21,14 +27,43 @@ def format_for(path: Path) -> str | None:
     return _SUFFIXES.get(path.suffix.lower())
 
 
-def render(report: Report, fmt: str) -> str:
-    if fmt == "html":
-        return render_html(report)
-    if fmt == "md":
-        return render_markdown(report)
+def assess(
+    paths: Sequence[str],
+    settings: Settings,
+    targets: Sequence[str],
+    ruleset: RuleSet,
+    jobs: int = 1,
+    progress: Progress | None = None,
+) -> Report:
+    """Analyse `paths` for every target and build the report as each file's results arrive."""
+    builder = ReportBuilder(ruleset, settings, targets, paths)
+    stream = scan(list(paths), settings, targets, jobs=jobs, progress=progress)
+    for label, reason in stream.skipped:
+        builder.skip(label, reason)
+    for label, reason in stream.errors:
+        builder.error(label, reason)
+    for label, reason in stream.excluded:
+        builder.exclude(label, reason)
+    # The stream gives each file's results one per target, one after the other.
+    for _, results in itertools.groupby(stream, key=lambda result: result.path):
+        builder.add(list(results))
+    return builder.finish()
+
+
+def iter_render(report: Report, fmt: str) -> Iterator[str]:
+    """The report in `fmt`, in pieces (the JSON, which lists every finding, is never one string)."""
     if fmt == "json":
-        return render_json(report)
-    raise ValueError(f"unknown report format {fmt!r} (expected one of: {', '.join(FORMATS)})")
+        yield from iter_json(report)
+    elif fmt == "html":
+        yield render_html(report)
+    elif fmt == "md":
+        yield render_markdown(report)
+    else:
+        raise ValueError(f"unknown report format {fmt!r} (expected one of: {', '.join(FORMATS)})")
 
 
-__all__ = ["FORMATS", "Report", "build_report", "format_for", "render"]
+def render(report: Report, fmt: str) -> str:
+    return "".join(iter_render(report, fmt))
+
+
+__all__ = ["FORMATS", "Report", "ReportBuilder", "assess", "build_report", "format_for", "iter_render", "render"]

@@ -1,6 +1,10 @@
-"""The report as one self-contained HTML page: inline CSS, inline SVG charts, a few lines of inline script for
-sorting tables. No network access of any kind (a Content-Security-Policy forbids it), so it opens offline and
-prints well. Every text that comes from the code base is escaped."""
+"""The report as one self-contained HTML page: inline CSS, inline SVG charts, a little inline script. No network
+access of any kind (a Content-Security-Policy forbids it), so it opens offline and prints well. Every text that
+comes from the code base is escaped.
+
+The page reads on a tree of any size: the summary first (verdicts, effort, routes, top dependencies), then work
+grouped by folder, by API and by file, each collapsed. The first rows of each list are in the page; the rest, and
+every finding's line, are in one compressed block (`details.py`) the script opens when a reader asks."""
 
 from __future__ import annotations
 
@@ -11,41 +15,40 @@ from collections.abc import Sequence
 from functools import cache
 from html import escape
 from importlib import resources
-from pathlib import PurePosixPath
 
 from ..models import Difficulty
 from .checklist import CheckItem
-from .model import Availability, Report, TargetSummary, WorkItem
+from .details import availability_list, encode, payload, tally_list
+from .effort import WORK, Hours
+from .folders import Folder, focus
+from .model import ApiUse, Availability, FileRow, Report, TargetSummary, WorkGroup
 from .phrases import (
     DIFFICULTY_MEANINGS,
-    TALLY_ORDER,
+    FILE_ROWS,
     TOP_APIS,
+    TOP_DEPENDENCIES,
     TOP_DIRECTORIES,
+    TOP_FILES,
     availability_words,
     cheapest_sentence,
+    dual_stack_note,
     languages_text,
+    per_1000_lines,
+    route_words,
     share_text,
-    tally_text,
 )
 from .svg import Bar, Group, stacked_bars
-from .tally import DIFFICULTIES, Tally
-from .verdict import RANKING_RULE, scale_meanings
+from .tally import DIFFICULTIES, Tally, percent
+from .verdict import RANKING_RULE, days_range, scale_meanings
 
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 _HEAVIEST_FIRST = tuple(reversed(DIFFICULTIES))
-# Columns per target in the directory and file tables: (heading, title, difficulties counted). From four targets
-# on, four columns each would not fit an A4 page: what needs a person, and what `fix` does, remain.
-_FULL_GROUPS = tuple((d.label, d.label, (d,)) for d in _HEAVIEST_FIRST)
-_COMPACT_FROM = 4
-_COMPACT_GROUPS = (
-    ("person", "blocker and manual", (Difficulty.BLOCKER, Difficulty.MANUAL)),
-    ("mech.", "mechanical", (Difficulty.MECHANICAL,)),
-)
-_SHORT = {
-    Difficulty.BLOCKER: "block.",
-    Difficulty.MANUAL: "man.",
+TOP_ROWS = 50  # rows of the API and work tables in the page before "show all"
+_LEVEL_SHORT = {
+    Difficulty.BLOCKER: "blocker",
+    Difficulty.MANUAL: "manual",
     Difficulty.MECHANICAL: "mech.",
-    Difficulty.PORTABLE: "port.",
+    Difficulty.PORTABLE: "portable",
 }
 
 
@@ -83,7 +86,9 @@ def render_html(report: Report) -> str:
         [
             _header(report),
             "<main>",
-            _verdict_section(report),
+            _summary_section(report),
+            _effort_section(report),
+            _routes_section(report),
             _work_section(report),
             _dependency_section(report),
             _verification_section(report),
@@ -91,6 +96,8 @@ def render_html(report: Report) -> str:
             "</main>",
         ]
     )
+    # A data block: never executed, so the policy's script-src does not apply to it.
+    data = f'<script type="application/octet-stream" id="report-details">{encode(payload(report))}</script>'
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -98,12 +105,13 @@ def render_html(report: Report) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{escape(policy)}">\n'
         f'<meta name="generator" content="cudaport {escape(report.tool_version)}">\n'
         f"<title>{escape(title)}</title>\n<style>{css}</style>\n</head>\n<body>\n"
-        f"{body}\n<script>{script}</script>\n</body>\n</html>\n"
+        f"{body}\n{data}\n<script>{script}</script>\n</body>\n</html>\n"
     )
 
 
-def _num(value: int) -> str:
-    return f'<td class="num" data-value="{value}">{value}</td>'
+# ---- cells shared by the tables --------------------------------------------------------------------------------
+def _num(value: int | float, shown: str | None = None) -> str:
+    return f'<td class="num" data-value="{value}">{escape(shown if shown is not None else str(value))}</td>'
 
 
 def _heading(column: int, label: str, kind: str, css: str = "", title: str = "") -> str:
@@ -113,6 +121,57 @@ def _heading(column: int, label: str, kind: str, css: str = "", title: str = "")
     return f'<th{klass}{tip} data-col="{column}" data-type="{kind}"><button type="button">{escape(label)}</button></th>'
 
 
+def _plain_heading(label: str, css: str = "", title: str = "") -> str:
+    klass = f' class="{css}"' if css else ""
+    tip = f' title="{escape(title)}"' if title else ""
+    return f"<th{klass}{tip}>{escape(label)}</th>"
+
+
+def _tally_value(tally: Tally) -> float:
+    """A sort key for a tally cell: blockers outweigh any number of manual findings, and so on down."""
+    b, m, mech, _ = tally_list(tally)
+    return b * 1e12 + m * 1e6 + mech
+
+
+def _tally_cell(tally: Tally, label: str, target: str, note: str = "") -> str:
+    """Blocker · manual · mechanical counts of one target, coloured; portable ones in the tooltip; `note` below."""
+    b, m, mech, port = tally_list(tally)
+    tip = f"{label}: {b} blocker, {m} manual, {mech} mechanical, {port} portable"
+    parts = [
+        f'<span class="d-{level}">{count}</span>' if count else '<span class="zero">·</span>'
+        for level, count in (("blocker", b), ("manual", m), ("mechanical", mech))
+    ]
+    return (
+        f'<td class="tally" data-target="{escape(target)}" data-value="{_tally_value(tally)}" '
+        f'data-counts="{b} {m} {mech} {port}" title="{escape(tip)}">{" ".join(parts)}'
+        + (f'<small class="effort">{escape(note)}</small>' if note else "")
+        + "</td>"
+    )
+
+
+def _availability_cell(availability: Availability, target: str, label: str) -> str:
+    worst, counterpart, *_ = availability_list(availability)
+    if worst < 0:
+        return f'<td data-target="{escape(target)}" data-value="-1" class="muted">—</td>'
+    level = Difficulty(worst)
+    shown = f'<span class="d-{level.label}">{_LEVEL_SHORT[level]}</span>'
+    if counterpart and level < Difficulty.BLOCKER:
+        shown += f' <code class="counterpart">{escape(counterpart)}</code>'
+    tip = f"{label}: {availability_words(availability).replace('`', '')}"
+    return f'<td data-target="{escape(target)}" data-value="{worst}" title="{escape(tip)}">{shown}</td>'
+
+
+def _days(hours: Hours, report: Report) -> str:
+    return days_range(report.effort.days(hours))
+
+
+def _target_headings(report: Report, first_column: int, kind: str = "number", title: str = "") -> str:
+    return "".join(
+        _heading(first_column + i, report.label(n), kind, "target", title.format(label=report.label(n)))
+        for i, n in enumerate(report.target_names)
+    )
+
+
 # ---- header -------------------------------------------------------------------------------------------------------
 def _header(report: Report) -> str:
     targets = ", ".join(
@@ -120,6 +179,16 @@ def _header(report: Report) -> str:
         for t in report.targets
     )
     paths = ", ".join(f"<code>{escape(p)}</code>" for p in report.paths)
+    links = (
+        ("summary", "Summary"),
+        ("effort", "Effort"),
+        ("routes", "Routes"),
+        ("work", "Where the work is"),
+        ("dependencies", "Dependencies"),
+        ("verify", "What to verify"),
+        ("details", "Scan details"),
+    )
+    nav = "".join(f'<li><a href="#{anchor}">{escape(text)}</a></li>' for anchor, text in links)
     return (
         "<header>"
         "<h1>CUDA migration assessment</h1>"
@@ -127,15 +196,13 @@ def _header(report: Report) -> str:
         f"<p>Targets: {targets}. Scanned <strong>{report.files_scanned}</strong> files, "
         f"{report.lines_scanned} lines ({escape(languages_text(report))}); {len(report.skipped)} skipped, "
         f"{len(report.errors)} with errors{_excluded_note(report)}.</p>"
-        '<nav><ul><li><a href="#verdict">Verdict</a></li><li><a href="#work">Where the work is</a></li>'
-        '<li><a href="#dependencies">Dependencies</a></li><li><a href="#verify">What to verify</a></li>'
-        '<li><a href="#details">Scan details</a></li></ul></nav>'
+        f"<nav><ul>{nav}</ul></nav>"
         "</header>"
     )
 
 
-# ---- verdict ------------------------------------------------------------------------------------------------------
-def _verdict_section(report: Report) -> str:
+# ---- summary ------------------------------------------------------------------------------------------------------
+def _summary_section(report: Report) -> str:
     cards = "".join(_card(report, report.summaries[name]) for name in report.target_names)
     groups = [
         Group(
@@ -148,21 +215,23 @@ def _verdict_section(report: Report) -> str:
         for s in (report.summaries[name] for name in report.target_names)
     ]
     chart = stacked_bars("chart-targets", "Difficulty per target: shares of findings and of files", groups, share=True)
-    scale = "".join(f"<dt>{escape(s.title)}</dt><dd>{inline(meaning)}</dd>" for s, meaning in scale_meanings().items())
+    scale = "".join(
+        f"<dt>{escape(s.title)}</dt><dd>{inline(meaning)}</dd>" for s, meaning in scale_meanings(report.effort).items()
+    )
     meanings = "".join(
         f'<dt><span class="dot d-{d.label}"></span>{d.label}</dt><dd>{inline(DIFFICULTY_MEANINGS[d])}</dd>'
         for d in DIFFICULTIES
     )
     return (
-        '<section id="verdict"><h2>Verdict</h2>'
+        '<section id="summary"><h2>Summary</h2>'
         f'<p class="cheapest">{escape(cheapest_sentence(report))}</p>'
         f'<div class="cards">{cards}</div>'
         f"<figure>{chart}<figcaption>Share of findings and of files per difficulty for each target "
         "(a file counts under its heaviest finding; a file without findings counts as portable).</figcaption></figure>"
-        f"{_numbers_table(report)}"
-        '<h3>The scale</h3><dl class="scale-list">'
-        f"{scale}<dt>Ranking of targets</dt><dd>{escape(RANKING_RULE)}</dd></dl>"
-        f'<h3>Difficulties</h3><dl class="scale-list">{meanings}</dl>'
+        f"{_numbers_table(report)}{_top_dependencies(report)}"
+        '<details class="explain"><summary>How to read the verdict</summary><h3>The scale</h3>'
+        f'<dl class="scale-list">{scale}<dt>Ranking of targets</dt><dd>{escape(RANKING_RULE)}</dd></dl>'
+        f'<h3>Difficulties</h3><dl class="scale-list">{meanings}</dl></details>'
         "</section>"
     )
 
@@ -171,35 +240,45 @@ def _card(report: Report, summary: TargetSummary) -> str:
     files, findings = summary.files, summary.findings
     rank = report.ranking.index(summary.target.name) + 1
     rank_text = f'<span class="rank">#{rank} of {len(report.targets)}</span>' if len(report.targets) > 1 else ""
-    rows = [
-        ("files unchanged (portable)", share_text(files[Difficulty.PORTABLE], files.total)),
-        ("files with safe rewrites only", share_text(files[Difficulty.MECHANICAL], files.total)),
-        ("files that need a person", share_text(summary.files_needing_person, files.total)),
-        ("files with a blocker", share_text(summary.files_with_blockers, files.total)),
-        ("findings", str(findings.total)),
-        *((f"findings {d.label}", share_text(findings[d], findings.total)) for d in _HEAVIEST_FIRST),
-        ("fixable by cudaport fix", str(summary.fixable)),
-    ]
-    details = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in rows)
-    reasons = "".join(f"<li>{inline(r)}</li>" for r in summary.reasons)
+    rows = [(words, files[difficulty], files.total, f"files.{difficulty.label}") for difficulty, words in FILE_ROWS]
+    file_rows = "".join(
+        f'<tr data-key="{key}"><th scope="row"><span class="dot d-{key.split(".")[1]}"></span>{escape(words)}</th>'
+        f'<td class="num">{count}</td><td class="num share">{percent(count, whole)}</td></tr>'
+        for words, count, whole, key in rows
+    )
+    reasons = "".join(f"<li>{inline(r)}</li>" for r in summary.reasons[1:])
     scale = summary.scale.id
+    route = report.routes[summary.plan.recommended]
+    route_line = ""
+    if any(share.files for share in summary.plan.shares.values()):
+        route_line = (
+            f'<p class="route" data-route="{route.id}"><strong>Route {route.id}</strong>: {escape(route.name)}'
+            f' <a href="#routes-{escape(summary.target.name)}">why</a></p>'
+        )
     return (
         f'<article class="card scale-{scale}" data-target="{escape(summary.target.name)}">'
         f"<h3>{escape(summary.target.label)}</h3>"
         f'<p class="platform">{escape(summary.target.described)}</p>'
         f'<p><span class="badge scale-{scale}" data-verdict="{scale}">{escape(summary.scale.title)}</span>'
         f"{rank_text}</p>"
-        f"<dl>{details}</dl><ul>{reasons}</ul></article>"
+        f'<p class="effort" data-low="{summary.effort.days.low:.2f}" data-high="{summary.effort.days.high:.2f}">'
+        f"<strong>{escape(days_range(summary.effort.days))}</strong> person-days "
+        f"<small>({escape(per_1000_lines(summary))} per 1,000 lines)</small></p>"
+        f"{route_line}"
+        f'<table class="card-files"><caption>{files.total} files scanned</caption><tbody>{file_rows}</tbody></table>'
+        f'<p class="card-findings">{findings.total} findings; {summary.fixable} fixable by '
+        "<code>cudaport fix</code></p>"
+        f"<ul>{reasons}</ul></article>"
     )
 
 
 def _numbers_table(report: Report) -> str:
     names = report.target_names
     summaries = [report.summaries[n] for n in names]
-    head = "".join(f'<th class="num">{escape(report.label(n))}</th>' for n in names)
+    head = "".join(f'<th class="num target">{escape(report.label(n))}</th>' for n in names)
     rows: list[str] = []
 
-    def row(label: str, cells: Sequence[tuple[int, str]], key: str) -> None:
+    def row(label: str, cells: Sequence[tuple[float, str]], key: str) -> None:
         tds = "".join(
             f'<td class="num" data-target="{escape(n)}" data-key="{key}" data-value="{value}">{escape(shown)}</td>'
             for n, (value, shown) in zip(names, cells, strict=True)
@@ -207,12 +286,15 @@ def _numbers_table(report: Report) -> str:
         rows.append(f"<tr><th>{escape(label)}</th>{tds}</tr>")
 
     row("verdict", [(int(s.scale), s.scale.title.lower()) for s in summaries], "verdict")
-    for d in DIFFICULTIES:
-        row(
-            f"files {d.label}",
-            [(s.files[d], share_text(s.files[d], s.files.total)) for s in summaries],
-            f"files.{d.label}",
-        )
+    row(
+        "effort, person-days",
+        [(round(s.effort.days.middle, 2), days_range(s.effort.days)) for s in summaries],
+        "effort",
+    )
+    row("route", [(0, route_words(report, s)) for s in summaries], "route")
+    for difficulty, words in FILE_ROWS:
+        row(words, [(s.files[difficulty], share_text(s.files[difficulty], s.files.total)) for s in summaries],
+            f"files.{difficulty.label}")  # fmt: skip
     for d in DIFFICULTIES:
         row(
             f"findings {d.label}",
@@ -227,197 +309,333 @@ def _numbers_table(report: Report) -> str:
     )
     row("fixable by cudaport fix", [(s.fixable, str(s.fixable)) for s in summaries], "fixable")
     return (
-        '<div class="scroll"><table class="numbers" id="verdict-numbers"><caption>The numbers behind the verdict'
+        '<div class="scroll"><table class="numbers" id="verdict-numbers"><caption>The numbers behind the verdicts'
         f"</caption><thead><tr><th></th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def _top_dependencies(report: Report) -> str:
+    top = report.dependencies[:TOP_DEPENDENCIES]
+    if not top:
+        return ""
+    names = report.target_names
+    rows = "".join(
+        f'<tr data-rule="{escape(d.rule)}"><td><strong>{escape(d.family)}</strong> <small>{escape(d.rule)}</small>'
+        f"</td>{_num(d.uses)}{_num(d.files)}"
+        + "".join(_status_cell(d.targets[n], n, report.label(n)) for n in names)
+        + "</tr>"
+        for d in top
+    )
+    head = "".join(_plain_heading(report.label(n), "target") for n in names)
+    return (
+        '<h3>Top dependencies</h3><div class="scroll"><table id="top-dependencies"><caption>'
+        f"The {len(top)} most used of {len(report.dependencies)} CUDA libraries and API families, and whether each "
+        'target has a counterpart (all of them under <a href="#dependencies">Dependencies</a>).</caption><thead><tr>'
+        f"{_plain_heading('library or API family')}{_plain_heading('uses', 'num')}{_plain_heading('files', 'num')}"
+        f"{head}</tr></thead><tbody>{rows}</tbody></table></div>"
+    )
+
+
+def _status_cell(availability: Availability, target: str, label: str) -> str:
+    status = availability.status
+    tip = f"{label}: {availability_words(availability).replace('`', '')}"
+    return (
+        f'<td class="status-{status}" data-target="{escape(target)}" data-status="{status}" '
+        f'title="{escape(tip)}">{escape(status)}</td>'
+    )
+
+
+# ---- effort -------------------------------------------------------------------------------------------------------
+def _effort_section(report: Report) -> str:
+    names = report.target_names
+    model = report.effort
+    kinds = [k for k in model.kinds if any(report.summaries[t].effort.kinds[k.name].findings for t in names)]
+    head = "".join(_plain_heading(report.label(n), "num target") for n in names)
+    rows = []
+    for kind in kinds:
+        cells = []
+        for t in names:
+            total = report.summaries[t].effort.kinds[kind.name]
+            if not total.findings:
+                cells.append('<td class="num muted">—</td>')
+                continue
+            cells.append(
+                f'<td class="num" data-target="{escape(t)}" data-kind="{escape(kind.name)}" '
+                f'data-findings="{total.findings}">{escape(_days(total.hours, report))}'
+                f"<small>{total.findings} finding{'s' if total.findings != 1 else ''}</small></td>"
+            )
+        rows.append(f'<tr><th title="{escape(kind.about)}">{escape(kind.name)}</th>{"".join(cells)}</tr>')
+    files_cells = "".join(
+        f'<td class="num">{escape(_days(report.summaries[t].effort.file_hours, report))}'
+        f"<small>{report.summaries[t].effort.files} files</small></td>"
+        for t in names
+    )
+    rows.append(f"<tr><th>building and testing the files</th>{files_cells}</tr>")
+    totals = "".join(
+        f'<td class="num total" data-target="{escape(t)}"><strong>{escape(days_range(report.summaries[t].effort.days))}'
+        "</strong></td>"
+        for t in names
+    )
+    rows.append(f"<tr><th>total</th>{totals}</tr>")
+    weights = "".join(
+        f'<tr><th title="{escape(k.about)}">{escape(k.name)}<small>{inline(k.about)}</small></th>'
+        + "".join(
+            f"<td>{_hours_text(k.costs[d].first)} first<br><small>{_hours_text(k.costs[d].more)} each further, "
+            f"per {escape(k.costs[d].per)}</small></td>"
+            for d in WORK
+        )
+        + "</tr>"
+        for k in kinds
+    )
+    file_weights = "".join(f"<td>{_hours_text(model.file_hours[d])}</td>" for d in WORK)
+    overridden = ""
+    if model.overridden:
+        overridden = (
+            "<p>Changed by the configuration: "
+            + ", ".join(f"<code>{escape(k)}</code>" for k in model.overridden)
+            + ".</p>"
+        )
+    return (
+        '<section id="effort"><h2>Effort</h2>'
+        "<p>Person-days per target, as a range. Each finding costs what its kind and difficulty say: the first use "
+        "of a unit of work (a name across the project, a library in one file, or each use) in full, each further "
+        "use less; every file with work adds its build and test once. A person-day is "
+        f"{model.hours_per_day:g} productive hours.</p>"
+        '<div class="scroll"><table class="numbers" id="effort-table"><caption>Estimated person-days by kind of '
+        f"finding</caption><thead><tr><th>kind</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        '<details class="explain" id="effort-assumptions"><summary>The assumptions: hours of one engineer</summary>'
+        "<p>From <code>rules/effort.toml</code>; a project changes any of them under <code>effort</code> in its "
+        "configuration (<code>[tool.cudaport.effort]</code>). They are a planning aid from typical porting work, not "
+        "a measurement of this team: calibrate them with the first weeks of the port.</p>"
+        f"{overridden}"
+        '<div class="scroll"><table id="effort-weights"><thead><tr><th>kind</th>'
+        + "".join(f"<th>{d.label}</th>" for d in WORK)
+        + f"</tr></thead><tbody>{weights}<tr><th>building and testing a file, by its heaviest finding</th>"
+        f"{file_weights}</tr></tbody></table></div></details></section>"
+    )
+
+
+def _hours_text(hours: Hours) -> str:
+    return f"{hours.low:g}–{hours.high:g} h"
+
+
+# ---- routes -------------------------------------------------------------------------------------------------------
+def _routes_section(report: Report) -> str:
+    definitions = "".join(
+        f'<dt id="route-{route.id}">Route {route.id}: {escape(route.name)}</dt><dd>{inline(route.about)}'
+        + (f"; written by <code>{escape(route.fix)}</code>" if route.fix else "")
+        + "</dd>"
+        for route in report.routes.values()
+    )
+    parts = []
+    for name in report.target_names:
+        summary = report.summaries[name]
+        plan = summary.plan
+        label = summary.target.label
+        if not any(share.files for share in plan.shares.values()):
+            parts.append(f'<h3 id="routes-{escape(name)}">{escape(label)}</h3><p>Nothing to port.</p>')
+            continue
+        route = report.routes[plan.recommended]
+        rows = []
+        for route_id, share in plan.shares.items():
+            notes = []
+            if route_id == "B" and share.files:
+                notes.append(f"rewritten in {escape(report.routes['B'].language(name))}")
+            if route_id == "C" and share.files:
+                if report.routes["C"].fix:
+                    notes.append(f"<code>{escape(report.routes['C'].fix)}</code>")
+                if share.dual_stack_files:
+                    notes.append(escape(dual_stack_note(share.dual_stack_files, label)))
+                if share.coverage is not None:
+                    notes.append(
+                        f"the dual-stack fix covers {share.coverage.covered} of their findings; "
+                        f"{share.coverage.remaining} remain for a person"
+                    )
+            button = (
+                f'<button type="button" class="expand" data-expand="route:{escape(name)}:{route_id}" '
+                f'aria-expanded="false">{len(share.files)} files</button>'
+                if share.files
+                else "0 files"
+            )
+            rows.append(
+                f'<tr data-route="{route_id}"><th>{route_id}: {escape(report.routes[route_id].name)}</th>'
+                f"<td>{button}</td>{_num(round(share.hours.middle, 2), _days(share.hours, report))}"
+                f"<td>{'; '.join(notes)}</td></tr>"
+            )
+        parts.append(
+            f'<h3 id="routes-{escape(name)}">{escape(label)}: route {route.id}, {escape(route.name)}</h3>'
+            f'<p class="why" data-target="{escape(name)}" data-route="{route.id}">{inline(plan.why)}.</p>'
+            f'<div class="scroll"><table class="routes" data-target="{escape(name)}"><thead><tr><th>route</th>'
+            f'<th>files</th><th class="num">person-days</th><th>notes</th></tr></thead><tbody>{"".join(rows)}'
+            "</tbody></table></div>"
+        )
+    return (
+        '<section id="routes"><h2>Routes</h2><p>The migration routes; each file with work on a target falls under '
+        f'one of them. The recommendation follows where the estimated effort is.</p><dl class="scale-list">'
+        f"{definitions}</dl>{''.join(parts)}</section>"
     )
 
 
 # ---- where the work is ----------------------------------------------------------------------------------------------
 def _work_section(report: Report) -> str:
     names = report.target_names
-    heavy = [d for d in report.directories if any(d.findings[n].total for n in names)][:TOP_DIRECTORIES]
+    shown = focus(report.folders, TOP_DIRECTORIES)
     chart = ""
-    if heavy:
-        labels = _without_common_folder([d.path for d in heavy])
+    if shown:
+        labels = _relative(report.folders, shown)
         groups = [
-            Group(d.path, [Bar(report.label(n), d.findings[n], {"target": n}) for n in names], label)
-            for d, label in zip(heavy, labels, strict=True)
+            Group(f.path or ".", [Bar(report.label(n), f.findings[n], {"target": n}) for n in names], label)
+            for f, label in zip(shown, labels, strict=True)
         ]
-        more = len([d for d in report.directories if any(d.findings[n].total for n in names)]) - len(heavy)
-        caption = f"Findings per directory by difficulty, heaviest first (top {len(heavy)}"
-        caption += f"; {more} more in the table)." if more > 0 else ")."
-        svg = stacked_bars("chart-directories", "Findings per directory", groups)
-        chart = f"<figure>{svg}<figcaption>{escape(caption)}</figcaption></figure>"
-    parts = ['<section id="work"><h2>Where the work is</h2>', chart]
-    parts.append("<h3>By directory</h3>")
-    parts.append(
-        _tally_table(
-            "directories",
-            "Directories, heaviest first (blockers, then manual, mechanical, portable over all targets). "
-            "Click a heading to sort.",
-            [("directory", "text"), ("files", "number"), ("lines", "number")],
-            [
-                ([(d.path, None, "path"), (str(d.files), d.files, "num"), (str(d.lines), d.lines, "num")], d.findings)
-                for d in report.directories
-            ],
-            report,
+        svg = stacked_bars("chart-folders", "Findings per folder", groups)
+        chart = (
+            f"<figure>{svg}<figcaption>Findings per folder by difficulty, heaviest first: the top-level folders, "
+            "the one that holds most of the work opened into its own.</figcaption></figure>"
         )
-    )
     touched = [f for f in report.files if any(f.findings[n].total for n in names)]
     untouched = report.files_scanned - len(touched)
-    parts.append("<h3>By file</h3>")
-    parts.append(
-        _tally_table(
-            "files",
-            f"Files with findings, heaviest first; {untouched} more file{'s' if untouched != 1 else ''} "
-            "have none. Click a heading to sort.",
-            [("file", "text"), ("lines", "number")],
-            [([(f.path, None, "path"), (str(f.lines), f.lines, "num")], f.findings) for f in touched],
-            report,
-        )
+    return (
+        '<section id="work"><h2>Where the work is</h2>'
+        f"{chart}<h3>By folder</h3>{_folder_table(report)}"
+        f"<h3>By API</h3>{_work_table(report)}"
+        f"<h3>By file</h3>{_files_table(report, touched, untouched)}"
+        "</section>"
     )
-    for name in names:
-        parts.append(_work_table(report, name, report.work[name]))
-    parts.append("</section>")
-    return "".join(parts)
 
 
-_WORK_COLUMNS = (
-    '<colgroup><col class="w-location"><col class="w-difficulty"><col class="w-rule"><col class="w-family">'
-    '<col class="w-name"><col class="w-why"></colgroup>'
-)
+def _relative(root: Folder, folders: list[Folder]) -> list[str]:
+    """Chart labels: the folders' paths below the common root (the tables keep the paths as `check` prints them)."""
+    prefix = root.path + "/" if root.path else ""
+    return [f.path[len(prefix) :] if prefix and f.path.startswith(prefix) else (f.path or ".") for f in folders]
 
 
-def _without_common_folder(paths: list[str]) -> list[str]:
-    """Chart labels: the paths without the folders they all share (the tables keep the paths as `check` prints
-    them)."""
-    parts = [PurePosixPath(p).parts for p in paths]
-    shared = 0
-    while parts and all(len(p) > shared + 1 and p[shared] == parts[0][shared] for p in parts):
-        shared += 1
-    return [str(PurePosixPath(*p[shared:])) if shared else path for p, path in zip(parts, paths, strict=True)]
-
-
-Cell = tuple[str, int | None, str]  # shown text, sort value, css class
-
-
-def _tally_table(
-    table_id: str,
-    caption: str,
-    leading: list[tuple[str, str]],
-    rows: list[tuple[list[Cell], dict[str, Tally]]],
-    report: Report,
-) -> str:
+def _folder_row(report: Report, folder: Folder, depth: int) -> str:
     names = report.target_names
-    many = len(names) > 1
-    groups = _COMPACT_GROUPS if len(names) >= _COMPACT_FROM else _FULL_GROUPS
-    top = ""
-    if many:
-        top = (
-            '<tr class="targets">'
-            + "".join("<th></th>" for _ in leading)
-            + "".join(f'<th colspan="{len(groups)}">{escape(report.label(n))}</th>' for n in names)
-            + "</tr>"
-        )
-    headings: list[str] = []
-    column = 0
-    for label, kind in leading:
-        headings.append(_heading(column, label, kind, "num" if kind == "number" else ""))
-        column += 1
-    short = len(names) >= 3  # side by side, full words would not fit an A4 page
-    if groups is _COMPACT_GROUPS:
-        caption += " Per target: findings that need a person (blocker and manual), and mechanical ones."
-    for _name in names:
-        for label, title, _levels in groups:
-            shown = (_SHORT[_levels[0]] if short else label) if len(_levels) == 1 else label
-            headings.append(_heading(column, shown, "number", "num", title=title if short else ""))
-            column += 1
-    body: list[str] = []
-    for cells, tallies in rows:
-        tds = [
-            f'<td class="{css}"' + (f' data-value="{value}"' if value is not None else "") + f">{escape(text)}</td>"
-            for text, value, css in cells
-        ]
-        for name in names:
-            for label, _title, levels in groups:
-                count = sum(tallies[name][level] for level in levels)
-                zero = " zero" if count == 0 else ""
-                tds.append(
-                    f'<td class="num{zero}" data-target="{escape(name)}" data-difficulty="{label}" '
-                    f'data-value="{count}">{count}</td>'
-                )
-        body.append("<tr>" + "".join(tds) + "</tr>")
+    name = folder.path or "."
+    shown = name if depth == 0 else folder.name
+    opened = "true" if depth == 0 else "false"  # the root comes with its folders shown
+    toggle = (
+        f'<button type="button" class="expand" data-expand="folder:{escape(folder.path)}" '
+        f'aria-expanded="{opened}" title="show its folders">{escape(shown)}</button>'
+        if folder.children
+        else f"<span>{escape(shown)}</span>"
+    )
+    tallies = "".join(
+        _tally_cell(folder.findings[n], report.label(n), n, f"{_days(folder.effort[n], report)} d") for n in names
+    )
     return (
-        f'<div class="scroll"><table class="sortable{" many" if groups is _COMPACT_GROUPS else ""}" '
-        f'id="{table_id}"><caption>{escape(caption)}</caption>'
-        f"<thead>{top}<tr>{''.join(headings)}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+        f'<tr data-folder="{escape(folder.path)}" data-depth="{depth}"><td class="path depth-{min(depth, 8)}" '
+        f'title="{escape(name)}">{toggle}</td>{_num(folder.files)}{_num(folder.lines)}{tallies}</tr>'
     )
 
 
-def _work_table(report: Report, target: str, items: list[WorkItem]) -> str:
-    label = report.label(target)
-    heading = f'<h3 id="work-{escape(target)}">Blocker and manual findings for {escape(label)} ({len(items)})</h3>'
-    if not items:
-        return heading + "<p>None: nothing on this target needs a person.</p>"
-    rows = "".join(
-        "<tr>"
-        f'<td class="path" data-value="{escape(w.path)}:{w.line:09d}:{w.column:06d}">'
-        f"<code>{escape(w.path)}:{w.line}:{w.column}</code></td>"
-        f'<td class="d-{w.difficulty.label}" data-value="{int(w.difficulty)}">{w.difficulty.label}</td>'
-        f"<td>{escape(w.rule)}</td><td>{escape(w.family)}</td><td><code>{escape(w.symbol)}</code></td>"
-        f'<td class="why">{inline(w.message)}</td>'
-        "</tr>"
-        for w in items
+def _folder_table(report: Report) -> str:
+    root = report.folders
+    rows = [_folder_row(report, root, 0)] + [_folder_row(report, child, 1) for child in root.children]
+    tally_head = "".join(_plain_heading(report.label(n), "num target") for n in report.target_names)
+    return (
+        '<div class="scroll"><table id="folders" class="tree"><caption>Every folder with the totals of everything '
+        "below it: findings per target (blocker · manual · mechanical; portable in the tooltip) and, below them, "
+        "the estimated person-days. Open a folder to see its own.</caption><thead>"
+        f"<tr>{_plain_heading('folder')}{_plain_heading('files', 'num')}{_plain_heading('lines', 'num')}"
+        f"{tally_head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
-    headings = "".join(
-        _heading(i, name, kind)
-        for i, (name, kind) in enumerate(
-            [
-                ("location", "text"),
-                ("difficulty", "number"),
-                ("rule", "text"),
-                ("family", "text"),
-                ("name", "text"),
-                ("why", "text"),
-            ]
-        )
+
+
+def _work_row(report: Report, index: int, group: WorkGroup) -> str:
+    names = report.target_names
+    title = (
+        f"<code>{escape(group.title)}</code>"
+        if not group.pattern
+        else f'<span class="construct">{inline(group.title)}</span>'
+    )
+    cells = "".join(_availability_cell(group.targets[n], n, report.label(n)) for n in names)
+    return (
+        f'<tr data-work="{index}"><td class="name" data-value="{escape(group.title)}">'
+        f'<button type="button" class="expand" data-expand="work:{index}" aria-expanded="false">{title}</button>'
+        f"<small>{escape(group.family)} · {escape(group.rule)}</small></td>"
+        f"{_num(group.uses)}{_num(group.files)}{cells}</tr>"
+    )
+
+
+def _work_table(report: Report) -> str:
+    work = report.work
+    if not work:
+        return "<p>Nothing to port: every finding is portable on every target.</p>"
+    rows = "".join(_work_row(report, i, g) for i, g in enumerate(work[:TOP_ROWS]))
+    more = _show_all("work", len(work), TOP_ROWS, "APIs and constructs")
+    return (
+        '<div class="scroll"><table class="sortable" id="work-apis"><caption>Every CUDA API and construct with work '
+        "on some target, heaviest first: its uses, and on each target the heaviest difficulty and the counterpart. "
+        "Open one for its files, and a file for its lines. Click a heading to sort.</caption><thead><tr>"
+        f"{_heading(0, 'API or construct', 'text')}{_heading(1, 'uses', 'number', 'num')}"
+        f"{_heading(2, 'files', 'number', 'num')}{_target_headings(report, 3)}</tr></thead>"
+        f"<tbody>{rows}</tbody></table></div>{more}"
+    )
+
+
+def _show_all(kind: str, total: int, shown: int, what: str) -> str:
+    if total <= shown:
+        return ""
+    return (
+        f'<p class="more"><button type="button" class="show-all" data-show-all="{kind}">Show all {total} '
+        f"{escape(what)}</button> ({total - shown} more)</p>"
+    )
+
+
+def _file_row(report: Report, row: FileRow) -> str:
+    names = report.target_names
+    tallies = "".join(
+        _tally_cell(row.findings[n], report.label(n), n, f"route {row.route[n]}" if row.route[n] else "") for n in names
     )
     return (
-        f'{heading}<div class="scroll"><table class="sortable work" id="work-table-{escape(target)}" '
-        f'data-target="{escape(target)}"><caption>Every finding on {escape(label)} that a person must handle, blockers '
-        f"first.</caption>{_WORK_COLUMNS}<thead><tr>{headings}</tr></thead><tbody>{rows}</tbody></table></div>"
+        f'<tr data-file="{row.stored}"><td class="path" data-value="{escape(row.path)}">'
+        f'<button type="button" class="expand" data-expand="file:{row.stored}" aria-expanded="false">'
+        f"{escape(row.path)}</button></td>{_num(row.lines)}{tallies}</tr>"
+    )
+
+
+def _files_table(report: Report, touched: list[FileRow], untouched: int) -> str:
+    rows = "".join(_file_row(report, f) for f in touched[:TOP_FILES])
+    more = _show_all("files", len(touched), TOP_FILES, "files with findings")
+    return (
+        '<div class="scroll"><table class="sortable" id="files"><caption>Files with findings, heaviest first '
+        f"(blocker · manual · mechanical per target, and the route the file takes there); {untouched} more "
+        f"file{'s' if untouched != 1 else ''} have none. Open a file for its lines. Click a heading to sort."
+        f"</caption><thead><tr>{_heading(0, 'file', 'text')}{_heading(1, 'lines', 'number', 'num')}"
+        f"{_target_headings(report, 2)}</tr></thead><tbody>{rows}</tbody></table></div>{more}"
     )
 
 
 # ---- dependencies -------------------------------------------------------------------------------------------------
 def _dependency_section(report: Report) -> str:
     names = report.target_names
-    head = "".join(_heading(4 + i, f"{report.label(n)} counterpart", "text") for i, n in enumerate(names))
     tables = []
     for area in report.areas:
         rows = []
         for dep in area.dependencies:
-            apis = ", ".join(f"<code>{escape(name)}</code> {count}" for name, count in dep.apis.most_common(5))
+            used = ", ".join(f"<code>{escape(name)}</code> {count}" for name, count in dep.apis.most_common(5))
             if len(dep.apis) > 5:
-                apis += f" (+{len(dep.apis) - 5} more)"
-            cells = "".join(_availability_cell(dep.targets[n], n) for n in names)
+                used += f" (+{len(dep.apis) - 5} more)"
+            cells = "".join(_availability_words_cell(dep.targets[n], n) for n in names)
             rows.append(
                 f'<tr data-rule="{escape(dep.rule)}"><td data-value="{escape(dep.family)}">'
                 f"<strong>{escape(dep.family)}</strong> <small>{escape(dep.rule)}</small><br>"
                 f"<small>{inline(dep.summary)}</small></td>{_num(dep.uses)}{_num(dep.files)}"
-                f"<td>{apis}</td>{cells}</tr>"
+                f"<td>{used}</td>{cells}</tr>"
             )
+        head = "".join(_heading(4 + i, report.label(n), "text", "target") for i, n in enumerate(names))
         tables.append(
             f'<h3 id="area-{_slug(area.name)}">{escape(area.name[:1].upper() + area.name[1:])}</h3>'
-            f'<div class="scroll"><table class="sortable" data-area="{escape(area.name)}"><caption>'
+            f'<div class="scroll"><table class="sortable deps" data-area="{escape(area.name)}"><caption>'
             f"{escape(area.about)}: most used first, and what each target offers. Click a heading to sort."
             "</caption><thead><tr>"
             f"{_heading(0, 'library or API family', 'text')}{_heading(1, 'uses', 'number', 'num')}"
             f"{_heading(2, 'files', 'number', 'num')}{_heading(3, 'names and constructs used', 'text')}"
             f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
         )
-    table = _area_table(report) + "".join(tables)
-    top = report.apis[:TOP_APIS]
+    apis = report.api_names()
+    top = apis[:TOP_APIS]
     chart = ""
     if top:
         groups = [
@@ -426,42 +644,15 @@ def _dependency_section(report: Report) -> str:
         ]
         chart = (
             f"<figure>{stacked_bars('chart-apis', 'Most used CUDA APIs', groups)}<figcaption>The {len(top)} most used "
-            f"of {len(report.apis)} CUDA names, by difficulty on each target.</figcaption></figure>"
+            f"of {len(apis)} CUDA names, by difficulty on each target.</figcaption></figure>"
         )
     return (
         '<section id="dependencies"><h2>What the code depends on</h2>'
-        f"{table}<h3>Most used APIs</h3>{chart}{_api_table(report)}</section>"
+        f"{_area_table(report)}{''.join(tables)}<h3>Most used APIs</h3>{chart}{_api_table(report, apis)}</section>"
     )
 
 
-def _area_table(report: Report) -> str:
-    """The inventory by area, as the migration guides take it: where the work is before what it is."""
-    names = report.target_names
-    head = "".join(
-        _heading(3 + i, report.label(n), "text", title=f"findings on {report.label(n)}: {TALLY_ORDER}")
-        for i, n in enumerate(names)
-    )
-    rows = []
-    for area in report.areas:
-        cells = "".join(f'<td data-value="{area.targets[n].total}">{tally_text(area.targets[n])}</td>' for n in names)
-        rows.append(
-            f'<tr data-area="{escape(area.name)}"><td data-value="{escape(area.name)}">'
-            f'<a href="#area-{_slug(area.name)}">{escape(area.name)}</a><br><small>{escape(area.about)}</small></td>'
-            f"{_num(area.uses)}{_num(area.files)}{cells}</tr>"
-        )
-    return (
-        '<div class="scroll"><table class="sortable" id="areas-table"><caption>The inventory by area: uses, files, '
-        f"and findings per target ({TALLY_ORDER}).</caption><thead><tr>{_heading(0, 'area', 'text')}"
-        f"{_heading(1, 'uses', 'number', 'num')}{_heading(2, 'files', 'number', 'num')}{head}</tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
-    )
-
-
-def _slug(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-
-
-def _availability_cell(availability: Availability, target: str) -> str:
+def _availability_words_cell(availability: Availability, target: str) -> str:
     status = availability.status
     return (
         f'<td class="status-{status}" data-target="{escape(target)}" data-status="{status}" '
@@ -469,34 +660,47 @@ def _availability_cell(availability: Availability, target: str) -> str:
     )
 
 
-def _api_table(report: Report) -> str:
+def _area_table(report: Report) -> str:
+    """The inventory by area, as the migration guides take it: where the work is before what it is."""
     names = report.target_names
-    head = "".join(_heading(4 + i, report.label(n), "number") for i, n in enumerate(names))
     rows = []
-    for api in report.apis:
-        cells = []
-        for n in names:
-            availability = api.targets[n]
-            worst = availability.uses.worst
-            label = worst.label if worst is not None else "—"
-            replacement = availability.replacements.most_common(1)[0][0] if availability.replacements else ""
-            shown = f'<span class="d-{label}">{label}</span>' + (
-                f" → <code>{escape(replacement)}</code>" if replacement else ""
-            )
-            cells.append(
-                f'<td data-target="{escape(n)}" data-value="{int(worst) if worst is not None else -1}">{shown}</td>'
-            )
+    for area in report.areas:
+        cells = "".join(_tally_cell(area.targets[n], report.label(n), n) for n in names)
         rows.append(
-            f'<tr><td data-value="{escape(api.symbol)}"><code>{escape(api.symbol)}</code></td>'
-            f"<td>{escape(api.family)} <small>{escape(api.rule)}</small></td>"
-            f"{_num(api.uses)}{_num(api.files)}{''.join(cells)}</tr>"
+            f'<tr data-area="{escape(area.name)}"><td data-value="{escape(area.name)}">'
+            f'<a href="#area-{_slug(area.name)}">{escape(area.name)}</a><br><small>{escape(area.about)}</small></td>'
+            f"{_num(area.uses)}{_num(area.files)}{cells}</tr>"
         )
     return (
-        '<div class="scroll"><table class="sortable" id="apis-table"><caption>Every CUDA name found, most used first, '
-        "with its heaviest difficulty and counterpart on each target.</caption><thead><tr>"
+        '<div class="scroll"><table class="sortable" id="areas-table"><caption>The inventory by area: uses, files, '
+        "and findings per target (blocker · manual · mechanical; portable in the tooltip).</caption><thead><tr>"
+        f"{_heading(0, 'area', 'text')}{_heading(1, 'uses', 'number', 'num')}{_heading(2, 'files', 'number', 'num')}"
+        f"{_target_headings(report, 3)}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def _api_row(report: Report, api: ApiUse) -> str:
+    cells = "".join(_availability_cell(api.targets[n], n, report.label(n)) for n in report.target_names)
+    return (
+        f'<tr><td class="name" data-value="{escape(api.symbol)}"><code>{escape(api.symbol)}</code></td>'
+        f'<td class="family">{escape(api.family)} <small>{escape(api.rule)}</small></td>'
+        f"{_num(api.uses)}{_num(api.files)}{cells}</tr>"
+    )
+
+
+def _api_table(report: Report, apis: list[ApiUse]) -> str:
+    rows = "".join(_api_row(report, a) for a in apis[:TOP_ROWS])
+    return (
+        '<div class="scroll"><table class="sortable" id="apis-table"><caption>The CUDA names found, most used first, '
+        "with the heaviest difficulty and the counterpart on each target.</caption><thead><tr>"
         f"{_heading(0, 'name', 'text')}{_heading(1, 'family', 'text')}"
         f"{_heading(2, 'uses', 'number', 'num')}{_heading(3, 'files', 'number', 'num')}"
-        f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        f"{_target_headings(report, 4)}</tr></thead><tbody>{rows}</tbody></table></div>"
+        f"{_show_all('apis', len(apis), TOP_ROWS, 'CUDA names')}"
     )
 
 
@@ -551,6 +755,9 @@ def _check_item(report: Report, check: CheckItem) -> str:
 
 
 # ---- details ------------------------------------------------------------------------------------------------------
+TOP_PROBLEMS = 100
+
+
 def _details_section(report: Report) -> str:
     settings = report.settings
     config = f"<code>{escape(str(settings.config_path))}</code>" if settings.config_path else "defaults"
@@ -563,25 +770,20 @@ def _details_section(report: Report) -> str:
     excluded = ", ".join(f"<code>{escape(s)}</code>" for s in settings.all_excludes) or "nothing"
     items.append(f"<li>excluded: {excluded}</li>")
     problems = ""
-    if report.excluded:
-        problems += (
-            f"<h3>Directories with sources that were excluded ({len(report.excluded)})</h3><ul>"
-            + "".join(f"<li><code>{escape(p.path)}</code>: {escape(p.reason)}</li>" for p in report.excluded)
-            + "</ul>"
+    for title, listed, with_target in (
+        ("Directories with sources that were excluded", report.excluded, False),
+        ("Skipped", report.skipped, False),
+        ("Errors", report.errors, True),
+    ):
+        if not listed:
+            continue
+        entries = "".join(
+            f"<li><code>{escape(p.path)}</code>"
+            + (f" ({escape(report.label(p.target))})" if with_target and p.target else "")
+            + f": {escape(p.reason)}</li>"
+            for p in listed[:TOP_PROBLEMS]
         )
-    if report.skipped:
-        problems += (
-            f"<h3>Skipped ({len(report.skipped)})</h3><ul>"
-            + "".join(f"<li><code>{escape(p.path)}</code>: {escape(p.reason)}</li>" for p in report.skipped)
-            + "</ul>"
-        )
-    if report.errors:
-        problems += (
-            f"<h3>Errors ({len(report.errors)})</h3><ul>"
-            + "".join(
-                f"<li><code>{escape(p.path)}</code> ({escape(report.label(p.target or ''))}): {escape(p.reason)}</li>"
-                for p in report.errors
-            )
-            + "</ul>"
-        )
+        if len(listed) > TOP_PROBLEMS:
+            entries += f"<li>…and {len(listed) - TOP_PROBLEMS} more (the JSON report lists them all)</li>"
+        problems += f"<h3>{title} ({len(listed)})</h3><ul>{entries}</ul>"
     return f'<section id="details"><h2>Scan details</h2><ul>{"".join(items)}</ul>{problems}</section>'

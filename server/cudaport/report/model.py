@@ -1,6 +1,8 @@
 """The migration report as data, built from the engine's findings for each target (never a second analysis).
 
-Every renderer (JSON, Markdown, HTML) reads this model, so the three formats carry the same numbers."""
+`ReportBuilder` is fed one file's results at a time (`add`), keeps the aggregates and a compact store of every
+finding, and `finish()` gives the `Report` that every renderer (JSON, Markdown, HTML) reads, so the three formats
+carry the same numbers. Memory grows with the number of files and distinct names, not with what each file held."""
 
 from __future__ import annotations
 
@@ -14,17 +16,29 @@ from pathlib import PurePath
 from .. import __version__
 from ..config import Settings
 from ..models import Difficulty
-from ..results import Diagnostic, RunResult
+from ..results import Diagnostic, FileFindings
 from ..ruleset import OTHER_AREA, RuleSet
 from ..runner import MultiTargetRun
 from .checklist import CheckItem, evaluate, load_checks
+from .effort import EffortMeter, EffortModel, Estimate, Hours, load_model
+from .folders import Folder, folder_tree
+from .routes import (
+    DualStackCoverage,
+    DualStackCovers,
+    Route,
+    RoutePlan,
+    RouteShare,
+    classify,
+    load_routes,
+    recommend,
+)
+from .store import FindingStore
 from .tally import Tally
 from .verdict import Scale, judge, rank, ranking_key
 
 LANGUAGE_NAMES = {"c": "C/C++/CUDA", "python": "Python"}
-# Findings of these kinds are constructs matched by their shape (a literal 32, an `asm` block), not API names: they
-# count under their family in the dependencies, never in the list of APIs.
-# Findings about the user's own code (warp arithmetic, asm blocks, kernels and launches): rules, not APIs.
+# Findings of these kinds are constructs matched by their shape (a literal 32, an `asm` block) or the user's own
+# kernels and launches, not API names: they count under their family, never in the list of APIs.
 PATTERN_KINDS = frozenset({"warp", "inline_asm", "kernel", "launch"})
 
 
@@ -38,6 +52,7 @@ class TargetInfo:
     label: str
     platform: str
     assumes: str = ""  # the release the verdict assumes: "ROCm 6.4 (the newest cudaport knows)", "ROCm 5.2"
+    kernels: str = "rewrite"  # targets.toml `kernels`: unchanged, rename, rewrite
 
     @property
     def described(self) -> str:
@@ -56,8 +71,11 @@ class TargetSummary:
     files_needing_person: int  # a manual or blocker finding
     files_with_blockers: int
     fixable: int  # findings `cudaport fix` rewrites
+    effort: Estimate
     scale: Scale
+    density: float  # person-days (high end) per 1,000 lines
     reasons: tuple[str, ...]
+    plan: RoutePlan
 
 
 @dataclass
@@ -68,9 +86,12 @@ class FileRow:
     lines: int
     findings: dict[str, Tally]  # per target
     fixable: dict[str, int]
+    effort: dict[str, Hours]
+    route: dict[str, str | None]  # A, B, C, or None: nothing to do
+    stored: int = -1  # the file's index in the finding store, -1 without findings
 
     def weight(self) -> tuple[int, ...]:
-        return _combined_weight(self.findings.values())
+        return combined_weight(self.findings.values())
 
 
 @dataclass
@@ -82,21 +103,7 @@ class DirectoryRow:
     files_needing_person: dict[str, int] = field(default_factory=dict)
 
     def weight(self) -> tuple[int, ...]:
-        return _combined_weight(self.findings.values())
-
-
-@dataclass(frozen=True)
-class WorkItem:
-    """A manual or blocker finding: where it is and why a person must act."""
-
-    path: str
-    line: int
-    column: int
-    rule: str
-    family: str
-    difficulty: Difficulty
-    symbol: str
-    message: str
+        return combined_weight(self.findings.values())
 
 
 @dataclass
@@ -157,12 +164,36 @@ class AreaSummary:
 
 @dataclass
 class ApiUse:
+    """One name of one rule (`cudaMalloc` of CP1001), or one construct found by its shape: its uses on each
+    target, in how many files."""
+
     symbol: str
     rule: str
     family: str
     uses: int
     files: int
     targets: dict[str, Availability]
+    index: int = -1  # the group id its findings carry in the store
+    pattern: bool = False
+
+
+@dataclass
+class WorkGroup:
+    """The report's unit of work: an API (`cudaMalloc` — 412 uses in 96 files) or a construct family (warp-size
+    arithmetic), with what it means on each target. `members` are the store's group ids it covers."""
+
+    key: str
+    title: str
+    rule: str
+    family: str
+    uses: int
+    files: int
+    targets: dict[str, Availability]
+    members: tuple[int, ...]
+    pattern: bool
+
+    def weight(self) -> tuple[int, ...]:
+        return combined_weight(a.uses for a in self.targets.values())
 
 
 @dataclass(frozen=True)
@@ -188,11 +219,15 @@ class Report:
     summaries: dict[str, TargetSummary]
     ranking: list[str]
     directories: list[DirectoryRow]
+    folders: Folder  # the tree of folders under the common root, totals rolled up
     files: list[FileRow]
-    work: dict[str, list[WorkItem]]
     dependencies: list[Dependency]
-    apis: list[ApiUse]
+    apis: list[ApiUse]  # every group of the store, by its id
+    work: list[WorkGroup]  # groups with work on some target, heaviest first
     checks: list[CheckItem]
+    store: FindingStore
+    effort: EffortModel
+    routes: dict[str, Route]
     areas: list[AreaSummary] = field(default_factory=list)
 
     @property
@@ -209,8 +244,309 @@ class Report:
                 return info.label
         return target
 
+    def api_names(self) -> list[ApiUse]:
+        """API names (not constructs), most used first."""
+        return [a for a in sorted(self.apis, key=lambda a: (-a.uses, a.symbol, a.rule)) if not a.pattern]
+
 
 # ---- building ---------------------------------------------------------------------------------------------------
+@dataclass
+class _Group:
+    symbol: str
+    rule: str
+    pattern: bool
+    tallies: dict[str, Tally]
+    replacements: dict[str, Counter[str]]
+    files: int = 0
+
+
+class ReportBuilder:
+    """The report, one file's results at a time: `add(outcome)` for each file analysed, `skip`/`exclude` for what
+    was left out, then `finish()`."""
+
+    def __init__(
+        self,
+        ruleset: RuleSet,
+        settings: Settings,
+        targets: Sequence[str],
+        paths: Sequence[str],
+        generated: str | None = None,
+        dual_stack: DualStackCovers | None = None,
+    ) -> None:
+        self.ruleset = ruleset
+        self.settings = settings
+        self.paths = list(paths)
+        self.generated = generated
+        self.targets = [_target_info(ruleset, name) for name in dict.fromkeys(targets)]
+        self.names = [t.name for t in self.targets]
+        self.model = load_model(ruleset, settings.effort)
+        self.routes = load_routes(ruleset, self.model)
+        self.meters = {t.name: EffortMeter(self.model, ruleset, t.kernels) for t in self.targets}
+        self.shares = {t: {r: RouteShare(route) for r, route in self.routes.items()} for t in self.names}
+        self.dual_stack = dual_stack
+        self.store = FindingStore(self.names)
+        self.files: list[FileRow] = []
+        self.lines = 0
+        self.languages: Counter[str] = Counter()
+        self.skipped: list[Problem] = []
+        self.errors: list[Problem] = []
+        self.excluded: list[Problem] = []
+        self._group_ids: dict[tuple[str, str], int] = {}
+        self._groups: list[_Group] = []
+        self._rule_files: Counter[str] = Counter()
+        self._area_files: Counter[str] = Counter()
+        self._construct_files: Counter[str] = Counter()  # files with a construct of each rule
+        self._fixable = dict.fromkeys(self.names, 0)
+
+    def skip(self, label: str, reason: str) -> None:
+        self.skipped.append(Problem(label, reason))
+
+    def exclude(self, label: str, reason: str) -> None:
+        self.excluded.append(Problem(label, reason))
+
+    def error(self, label: str, reason: str) -> None:
+        """A path the run could not read at all (a missing path): an error of every target."""
+        self.errors.append(Problem(label, reason))
+
+    def add(self, results: Sequence[FileFindings]) -> None:
+        """One file's results, one per target (as `runner.scan` streams them); the file's findings are stored
+        compactly and then let go."""
+        first = results[0]
+        if first.skipped:
+            self.skip(first.path, first.skipped)
+            return
+        label = first.path
+        for result in results:
+            if result.error:
+                self.errors.append(Problem(label, result.error, result.target))
+        self.lines += first.lines
+        self.languages[first.language] += 1
+        given = {r.target: r.diagnostics for r in results}
+        per_target = {t: given.get(t, []) for t in self.names}
+        row = FileRow(
+            label,
+            _directory_of(label),
+            first.language,
+            first.lines,
+            {t: Tally(d.difficulty for d in per_target[t]) for t in self.names},
+            {t: sum(1 for d in per_target[t] if d.finding.fixable) for t in self.names},
+            {},
+            {},
+        )
+        groups_here: set[int] = set()
+        group_of: dict[int, int] = {}
+        costs = {}
+        for target, diagnostics in per_target.items():
+            self._fixable[target] += row.fixable[target]
+            for diag in diagnostics:
+                group = self._group(diag)
+                group_of[id(diag)] = group
+                groups_here.add(group)
+                info = self._groups[group]
+                info.tallies[target].add(diag.difficulty)
+                if diag.finding.replacement:
+                    info.replacements[target][diag.finding.replacement] += 1
+            row.effort[target], costs[target] = self.meters[target].file(diagnostics)
+            row.route[target] = self._route(target, label, row.effort[target], diagnostics)
+        for group in groups_here:
+            self._groups[group].files += 1
+        rules = {self._groups[g].rule for g in groups_here}
+        self._rule_files.update(rules)
+        self._construct_files.update({self._groups[g].rule for g in groups_here if self._groups[g].pattern})
+        self._area_files.update({_area(self.ruleset, rule) for rule in rules})
+        if group_of:
+            row.stored = self.store.add_file(label, per_target, group_of, costs)
+        self.files.append(row)
+
+    def _group(self, diag: Diagnostic) -> int:
+        pattern = diag.finding.data.get("kind") in PATTERN_KINDS
+        key = (diag.finding.symbol, diag.rule)
+        index = self._group_ids.get(key)
+        if index is None:
+            index = len(self._groups)
+            self._group_ids[key] = index
+            self._groups.append(
+                _Group(
+                    diag.finding.symbol,
+                    diag.rule,
+                    pattern,
+                    {t: Tally() for t in self.names},
+                    {t: Counter() for t in self.names},
+                )
+            )
+        return index
+
+    def _route(self, target: str, label: str, hours: Hours, diagnostics: Sequence[Diagnostic]) -> str | None:
+        placed = classify(self.routes, self.meters[target], diagnostics)
+        if placed is None:
+            return None
+        share = self.shares[target][placed.route]
+        share.add(label, hours, placed)
+        if placed.route == "C" and self.dual_stack is not None:
+            coverage = share.coverage or DualStackCoverage()
+            for diag in diagnostics:
+                if diag.difficulty > Difficulty.PORTABLE:
+                    if self.dual_stack(target, diag):
+                        coverage.covered += 1
+                    else:
+                        coverage.remaining += 1
+            share.coverage = coverage
+        return placed.route
+
+    # ---- the result -------------------------------------------------------------------------------------------------
+    def finish(self) -> Report:
+        names = self.names
+        apis = [self._api(index, group) for index, group in enumerate(self._groups)]
+        dependencies = self._dependencies(apis)
+        summaries = {info.name: self._summary(info) for info in self.targets}
+        ranking = rank([(n, ranking_key(s.effort, s.findings, s.files_needing_person)) for n, s in summaries.items()])
+        used: dict[str, set[str]] = defaultdict(set)
+        for group in self._groups:
+            used[group.rule].add(group.symbol)
+        checks = evaluate(load_checks(self.ruleset), used, names, any_dependency=bool(used))
+        return Report(
+            tool_version=__version__,
+            generated=self.generated or _now(),
+            paths=self.paths,
+            targets=self.targets,
+            settings=self.settings,
+            files_scanned=len(self.files),
+            lines_scanned=self.lines,
+            languages=self.languages,
+            skipped=self.skipped,
+            errors=self.errors,
+            excluded=self.excluded,
+            summaries=summaries,
+            ranking=ranking,
+            directories=_directory_rows(self.files, names),
+            folders=folder_tree(self.files, names),
+            files=sorted(self.files, key=lambda r: (_descending(r.weight()), r.path)),
+            dependencies=dependencies,
+            apis=apis,
+            work=_work_groups(apis, self.ruleset, self._construct_files),
+            checks=checks,
+            store=self.store,
+            effort=self.model,
+            routes=self.routes,
+            areas=self._areas(dependencies),
+        )
+
+    def _summary(self, info: TargetInfo) -> TargetSummary:
+        name = info.name
+        findings = Tally()
+        files = Tally()
+        with_findings = needing_person = with_blockers = 0
+        for row in self.files:
+            tally = row.findings[name]
+            findings.merge(tally)
+            worst = tally.worst
+            files.add(worst if worst is not None else Difficulty.PORTABLE)
+            if worst is None:
+                continue
+            with_findings += 1
+            if worst >= Difficulty.MANUAL:
+                needing_person += 1
+            if worst == Difficulty.BLOCKER:
+                with_blockers += 1
+        estimate = self.meters[name].estimate
+        verdict = judge(
+            estimate, findings, self.lines, len(self.files), with_blockers, needing_person, self._fixable[name]
+        )
+        plan = recommend(
+            self.routes,
+            self.shares[name],
+            estimate.hours,
+            name,
+            info.label,
+            lambda code: _family(self.ruleset, code),
+            lambda code: _rule_name(self.ruleset, code),
+        )
+        return TargetSummary(
+            target=info,
+            findings=findings,
+            files=files,
+            files_with_findings=with_findings,
+            files_needing_person=needing_person,
+            files_with_blockers=with_blockers,
+            fixable=self._fixable[name],
+            effort=estimate,
+            scale=verdict.scale,
+            density=verdict.density,
+            reasons=verdict.reasons,
+            plan=plan,
+        )
+
+    def _api(self, index: int, group: _Group) -> ApiUse:
+        rule = self.ruleset.rules.get(group.rule)
+        instead = {t: rule.counterparts.get(t, "") if rule else "" for t in self.names}
+        return ApiUse(
+            symbol=group.symbol,
+            rule=group.rule,
+            family=_family(self.ruleset, group.rule),
+            uses=max(tally.total for tally in group.tallies.values()),
+            files=group.files,
+            targets={t: Availability(group.tallies[t], group.replacements[t], instead[t]) for t in self.names},
+            index=index,
+            pattern=group.pattern,
+        )
+
+    def _dependencies(self, apis: list[ApiUse]) -> list[Dependency]:
+        by_rule: dict[str, list[ApiUse]] = defaultdict(list)
+        for api in apis:
+            by_rule[api.rule].append(api)
+        out = []
+        for code, members in by_rule.items():
+            rule = self.ruleset.rules.get(code)
+            targets = {}
+            for t in self.names:
+                tally, replacements = Tally(), Counter[str]()
+                for api in members:
+                    tally.merge(api.targets[t].uses)
+                    replacements.update(api.targets[t].replacements)
+                targets[t] = Availability(tally, replacements, rule.counterparts.get(t, "") if rule else "")
+            out.append(
+                Dependency(
+                    rule=code,
+                    name=rule.name if rule else code,
+                    family=_family(self.ruleset, code),
+                    summary=rule.summary if rule else "",
+                    uses=max(a.uses.total for a in targets.values()),
+                    files=self._rule_files[code],
+                    apis=Counter({api.symbol: api.uses for api in members}),
+                    targets=targets,
+                    area=_area(self.ruleset, code),
+                )
+            )
+        out.sort(key=lambda d: (-d.uses, d.rule))
+        return out
+
+    def _areas(self, dependencies: list[Dependency]) -> list[AreaSummary]:
+        """The inventory by area, in rules.toml's order (areas without findings left out; house rules' own areas
+        and "other" last)."""
+        order = {area.name: index for index, area in enumerate(self.ruleset.areas)}
+        about = {area.name: area.about for area in self.ruleset.areas}
+        members: dict[str, list[Dependency]] = defaultdict(list)
+        for dep in dependencies:
+            members[dep.area].append(dep)
+        out = []
+        for name in sorted(members, key=lambda a: (order.get(a, len(order)), a)):
+            tallies = {t: Tally() for t in self.names}
+            for dep in members[name]:
+                for t in self.names:
+                    tallies[t].merge(dep.targets[t].uses)
+            out.append(
+                AreaSummary(
+                    name,
+                    about.get(name, ""),
+                    sum(d.uses for d in members[name]),
+                    self._area_files[name],
+                    tallies,
+                    members[name],
+                )
+            )
+        return out
+
+
 def build_report(
     run: MultiTargetRun,
     ruleset: RuleSet,
@@ -218,78 +554,89 @@ def build_report(
     paths: Sequence[str],
     generated: str | None = None,
 ) -> Report:
-    targets = [_target_info(ruleset, name) for name in run.runs]
-    names = [t.name for t in targets]
-    file_rows = _file_rows(run, names)
-    summaries = {info.name: _summary(info, run.runs[info.name], file_rows) for info in targets}
-    ranking = rank([(n, ranking_key(s.scale, s.findings, s.files_needing_person)) for n, s in summaries.items()])
-    dependencies, apis = _dependencies(run, ruleset, names)
-    used: dict[str, set[str]] = defaultdict(set)
-    for result in run.runs.values():
-        for diag in result.diagnostics:
-            used[diag.rule].add(diag.finding.symbol)
-    checks = evaluate(load_checks(ruleset), used, names, any_dependency=bool(used))
+    """The report from a finished multi-target run (front ends that hold one already: the editor's summary)."""
+    builder = ReportBuilder(ruleset, settings, list(run.runs), paths, generated)
     first = next(iter(run.runs.values()))
-    errors = [Problem(path, reason, target) for target, result in run.runs.items() for path, reason in result.errors]
-    return Report(
-        tool_version=__version__,
-        generated=generated or _now(),
-        paths=list(paths),
-        targets=targets,
-        settings=settings,
-        files_scanned=len(run.files),
-        lines_scanned=sum(f.lines for f in run.files),
-        languages=Counter(f.language for f in run.files),
-        skipped=[Problem(path, reason) for path, reason in first.skipped],
-        errors=errors,
-        excluded=[Problem(path, reason) for path, reason in first.excluded],
-        summaries=summaries,
-        ranking=ranking,
-        directories=_directory_rows(file_rows, names),
-        files=sorted(file_rows.values(), key=lambda r: (_descending(r.weight()), r.path)),
-        work={name: _work(run.runs[name], ruleset) for name in names},
-        dependencies=dependencies,
-        apis=apis,
-        checks=checks,
-        areas=_areas(run, ruleset, dependencies, names),
-    )
-
-
-def _areas(
-    run: MultiTargetRun, ruleset: RuleSet, dependencies: list[Dependency], names: list[str]
-) -> list[AreaSummary]:
-    """The inventory by area, in rules.toml's order (areas without findings left out; house rules' own areas and
-    "other" last)."""
-    order = {area.name: index for index, area in enumerate(ruleset.areas)}
-    about = {area.name: area.about for area in ruleset.areas}
-    files: dict[str, set[str]] = defaultdict(set)
-    tallies: dict[str, dict[str, Tally]] = defaultdict(lambda: {t: Tally() for t in names})
+    for label, reason in first.skipped:
+        builder.skip(label, reason)
+    for label, reason in first.excluded:
+        builder.exclude(label, reason)
+    by_file: dict[str, dict[str, list[Diagnostic]]] = defaultdict(lambda: defaultdict(list))
+    errors: dict[str, dict[str, str]] = defaultdict(dict)
     for target, result in run.runs.items():
         for diag in result.diagnostics:
-            area = _area(ruleset, diag.rule)
-            files[area].add(diag.path)
-            tallies[area][target].add(diag.difficulty)
-    out = []
-    for name in sorted(tallies, key=lambda a: (order.get(a, len(order)), a)):
-        members = [d for d in dependencies if d.area == name]
+            by_file[diag.path][target].append(diag)
+        for label, reason in result.errors:
+            errors[label][target] = reason
+    scanned_labels = {scanned.label for scanned in run.files}
+    for label, reasons in errors.items():
+        if label not in scanned_labels:  # a path that could not be read at all: the same error for every target
+            builder.error(label, next(iter(reasons.values())))
+    for scanned in run.files:
+        given = by_file.get(scanned.label, {})
+        builder.add(
+            [
+                FileFindings(
+                    scanned.label,
+                    scanned.language,
+                    target,
+                    scanned.lines,
+                    given.get(target, []),
+                    error=errors.get(scanned.label, {}).get(target),
+                )
+                for target in run.runs
+            ]
+        )
+    return builder.finish()
+
+
+def _work_groups(apis: list[ApiUse], ruleset: RuleSet, construct_files: Counter[str]) -> list[WorkGroup]:
+    """API names each on their own; constructs found by their shape (and the project's kernels) one per rule."""
+    out: list[WorkGroup] = []
+    constructs: dict[str, list[ApiUse]] = defaultdict(list)
+    for api in apis:
+        if api.pattern:
+            constructs[api.rule].append(api)
+        else:
+            out.append(
+                WorkGroup(
+                    f"{api.rule}:{api.symbol}",
+                    api.symbol,
+                    api.rule,
+                    api.family,
+                    api.uses,
+                    api.files,
+                    api.targets,
+                    (api.index,),
+                    False,
+                )
+            )
+    for code, members in constructs.items():
+        rule = ruleset.rules.get(code)
+        names = list(members[0].targets)
+        targets = {}
+        for t in names:
+            tally, replacements = Tally(), Counter[str]()
+            for api in members:
+                tally.merge(api.targets[t].uses)
+                replacements.update(api.targets[t].replacements)
+            targets[t] = Availability(tally, replacements, members[0].targets[t].instead)
         out.append(
-            AreaSummary(
-                name, about.get(name, ""), sum(d.uses for d in members), len(files[name]), tallies[name], members
+            WorkGroup(
+                code,
+                rule.summary if rule else code,
+                code,
+                _family(ruleset, code),
+                max(a.uses.total for a in targets.values()),
+                construct_files[code],
+                targets,
+                tuple(api.index for api in members),
+                True,
             )
         )
-    return out
-
-
-def _area(ruleset: RuleSet, code: str) -> str:
-    rule = ruleset.rules.get(code)
-    return rule.area if rule is not None else OTHER_AREA
-
-
-def _now() -> str:
-    """UTC time of the report; SOURCE_DATE_EPOCH makes it reproducible."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    seconds = float(epoch) if epoch and epoch.strip().isdigit() else time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+    busy = [g for g in out if any(a.uses.at_least(Difficulty.MECHANICAL) for a in g.targets.values())]
+    busy.sort(key=lambda g: (_descending(g.weight()), -g.uses, g.title, g.rule))
+    return busy
 
 
 def _target_info(ruleset: RuleSet, name: str) -> TargetInfo:
@@ -302,7 +649,29 @@ def _target_info(ruleset: RuleSet, name: str) -> TargetInfo:
         release = given or target.versions.newest
         if release:
             assumes = f"{target.versions.product} {release}" + ("" if given else " (the newest cudaport knows)")
-    return TargetInfo(name, target.label, target.platform, assumes)
+    return TargetInfo(name, target.label, target.platform, assumes, target.kernels)
+
+
+def _area(ruleset: RuleSet, code: str) -> str:
+    rule = ruleset.rules.get(code)
+    return rule.area if rule is not None else OTHER_AREA
+
+
+def _family(ruleset: RuleSet, code: str) -> str:
+    rule = ruleset.rules.get(code)
+    return (rule.subject or rule.name) if rule is not None else code
+
+
+def _rule_name(ruleset: RuleSet, code: str) -> str:
+    rule = ruleset.rules.get(code)
+    return rule.name.replace("-", " ") if rule is not None else code
+
+
+def _now() -> str:
+    """UTC time of the report; SOURCE_DATE_EPOCH makes it reproducible."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    seconds = float(epoch) if epoch and epoch.strip().isdigit() else time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
 
 
 def _directory_of(path: str) -> str:
@@ -310,60 +679,9 @@ def _directory_of(path: str) -> str:
     return parent if parent else "."
 
 
-def _file_rows(run: MultiTargetRun, targets: list[str]) -> dict[str, FileRow]:
-    rows = {
-        f.label: FileRow(
-            f.label,
-            _directory_of(f.label),
-            f.language,
-            f.lines,
-            {t: Tally() for t in targets},
-            dict.fromkeys(targets, 0),
-        )
-        for f in run.files
-    }
-    for target, result in run.runs.items():
-        for diag in result.diagnostics:
-            row = rows.get(diag.path)
-            if row is None:  # cannot happen: every diagnostic comes from a scanned file
-                continue
-            row.findings[target].add(diag.difficulty)
-            if diag.finding.fixable:
-                row.fixable[target] += 1
-    return rows
-
-
-def _summary(info: TargetInfo, result: RunResult, rows: dict[str, FileRow]) -> TargetSummary:
-    findings = Tally(d.difficulty for d in result.diagnostics)
-    files = Tally()
-    with_findings = needing_person = with_blockers = 0
-    for row in rows.values():
-        worst = row.findings[info.name].worst
-        files.add(worst if worst is not None else Difficulty.PORTABLE)
-        if worst is None:
-            continue
-        with_findings += 1
-        if worst >= Difficulty.MANUAL:
-            needing_person += 1
-        if worst == Difficulty.BLOCKER:
-            with_blockers += 1
-    verdict = judge(findings, len(rows), with_blockers, needing_person)
-    return TargetSummary(
-        target=info,
-        findings=findings,
-        files=files,
-        files_with_findings=with_findings,
-        files_needing_person=needing_person,
-        files_with_blockers=with_blockers,
-        fixable=result.fixable(),
-        scale=verdict.scale,
-        reasons=verdict.reasons,
-    )
-
-
-def _directory_rows(rows: dict[str, FileRow], targets: list[str]) -> list[DirectoryRow]:
+def _directory_rows(rows: Iterable[FileRow], targets: list[str]) -> list[DirectoryRow]:
     directories: dict[str, DirectoryRow] = {}
-    for row in rows.values():
+    for row in rows:
         directory = directories.get(row.directory)
         if directory is None:
             directory = DirectoryRow(
@@ -380,89 +698,7 @@ def _directory_rows(rows: dict[str, FileRow], targets: list[str]) -> list[Direct
     return sorted(directories.values(), key=lambda d: (_descending(d.weight()), d.path))
 
 
-def _work(result: RunResult, ruleset: RuleSet) -> list[WorkItem]:
-    items = [
-        WorkItem(
-            d.path,
-            d.line,
-            d.column,
-            d.rule,
-            _family(ruleset, d.rule),
-            d.difficulty,
-            d.finding.symbol,
-            d.finding.message,
-        )
-        for d in result.diagnostics
-        if d.difficulty >= Difficulty.MANUAL
-    ]
-    items.sort(key=lambda w: (-int(w.difficulty), w.path, w.line, w.column, w.rule))
-    return items
-
-
-def _family(ruleset: RuleSet, code: str) -> str:
-    rule = ruleset.rules.get(code)
-    return (rule.subject or rule.name) if rule is not None else code
-
-
-def _dependencies(run: MultiTargetRun, ruleset: RuleSet, targets: list[str]) -> tuple[list[Dependency], list[ApiUse]]:
-    by_rule: dict[str, dict[str, list[Diagnostic]]] = defaultdict(lambda: defaultdict(list))
-    by_api: dict[tuple[str, str], dict[str, list[Diagnostic]]] = defaultdict(lambda: defaultdict(list))
-    for target, result in run.runs.items():
-        for diag in result.diagnostics:
-            by_rule[diag.rule][target].append(diag)
-            if diag.finding.data.get("kind") not in PATTERN_KINDS:
-                by_api[(diag.finding.symbol, diag.rule)][target].append(diag)
-    dependencies = []
-    for code, per_target in by_rule.items():
-        rule = ruleset.rules.get(code)
-        availability = {
-            t: _availability(per_target.get(t, []), rule.counterparts.get(t, "") if rule else "") for t in targets
-        }
-        widest = max(per_target.values(), key=len)
-        dependencies.append(
-            Dependency(
-                rule=code,
-                name=rule.name if rule else code,
-                family=_family(ruleset, code),
-                summary=rule.summary if rule else "",
-                uses=len(widest),
-                files=len({d.path for diags in per_target.values() for d in diags}),
-                apis=Counter(d.finding.symbol for d in widest),
-                targets=availability,
-                area=_area(ruleset, code),
-            )
-        )
-    dependencies.sort(key=lambda d: (-d.uses, d.rule))
-    apis = []
-    for (symbol, code), per_target in by_api.items():
-        rule = ruleset.rules.get(code)
-        widest = max(per_target.values(), key=len)
-        apis.append(
-            ApiUse(
-                symbol=symbol,
-                rule=code,
-                family=_family(ruleset, code),
-                uses=len(widest),
-                files=len({d.path for diags in per_target.values() for d in diags}),
-                targets={
-                    t: _availability(per_target.get(t, []), rule.counterparts.get(t, "") if rule else "")
-                    for t in targets
-                },
-            )
-        )
-    apis.sort(key=lambda a: (-a.uses, a.symbol, a.rule))
-    return dependencies, apis
-
-
-def _availability(diagnostics: list[Diagnostic], instead: str) -> Availability:
-    return Availability(
-        uses=Tally(d.difficulty for d in diagnostics),
-        replacements=Counter(d.finding.replacement for d in diagnostics if d.finding.replacement),
-        instead=instead,
-    )
-
-
-def _combined_weight(tallies: Iterable[Tally]) -> tuple[int, ...]:
+def combined_weight(tallies: Iterable[Tally]) -> tuple[int, ...]:
     """Heaviest first over all the report's targets: blockers, then manual, mechanical, portable findings."""
     total = Tally()
     for tally in tallies:

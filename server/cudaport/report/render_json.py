@@ -1,51 +1,93 @@
-"""The report as JSON: the same numbers as the HTML and Markdown, for other tools (shape documented in README)."""
+"""The report as JSON: the same numbers as the HTML and Markdown, and every finding, for other tools (shape
+documented in README). Written piece by piece (`iter_json`), one top-level key per line and one list item per
+line, so that a report of any size is never one string in memory."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from ..models import Difficulty
-from .model import Availability, Report
+from .effort import WORK, EffortModel, Estimate, Hours
+from .folders import Folder
+from .model import Availability, Report, TargetSummary
+from .routes import RoutePlan
 from .tally import Tally
-from .verdict import MINOR_MAX_PERSON_FILE_SHARE, RANKING_RULE, scale_meanings
+from .verdict import RANKING_RULE, scale_meanings
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
-def report_document(report: Report) -> dict[str, Any]:
+def render_json(report: Report) -> str:
+    return "".join(iter_json(report))
+
+
+def iter_json(report: Report) -> Iterator[str]:
+    names = report.target_names
     settings = report.settings
-    return {
-        "version": SCHEMA_VERSION,
-        "tool": {"name": "cudaport", "version": report.tool_version},
-        "generated": report.generated,
-        "paths": report.paths,
-        "targets": [
-            {"name": t.name, "label": t.label, "platform": t.platform, "assumes": t.assumes} for t in report.targets
-        ],
-        "configuration": {
-            "file": str(settings.config_path) if settings.config_path else None,
-            "select": list(settings.select),
-            "ignore": list(settings.ignore),
-            "exclude": list(settings.all_excludes),
-        },
-        "scanned": {
-            "files": report.files_scanned,
-            "lines": report.lines_scanned,
-            "languages": dict(sorted(report.languages.items())),
-        },
-        "skipped": [{"path": p.path, "reason": p.reason} for p in report.skipped],
-        "excluded": [{"path": p.path, "reason": p.reason} for p in report.excluded],
-        "errors": [{"target": p.target, "path": p.path, "message": p.reason} for p in report.errors],
-        "scale": {
-            "levels": [{"id": s.id, "title": s.title, "meaning": m} for s, m in scale_meanings().items()],
-            "minor_max_person_file_share": MINOR_MAX_PERSON_FILE_SHARE,
-        },
-        "verdicts": {name: _verdict(report, name) for name in report.target_names},
-        "ranking": report.ranking,
-        "ranking_rule": RANKING_RULE,
-        "cheapest": report.cheapest,
-        "directories": [
+    head: list[tuple[str, Any]] = [
+        ("version", SCHEMA_VERSION),
+        ("tool", {"name": "cudaport", "version": report.tool_version}),
+        ("generated", report.generated),
+        ("paths", report.paths),
+        (
+            "targets",
+            [
+                {"name": t.name, "label": t.label, "platform": t.platform, "assumes": t.assumes, "kernels": t.kernels}
+                for t in report.targets
+            ],
+        ),
+        (
+            "configuration",
+            {
+                "file": str(settings.config_path) if settings.config_path else None,
+                "select": list(settings.select),
+                "ignore": list(settings.ignore),
+                "exclude": list(settings.all_excludes),
+                "effort": dict(settings.effort),
+            },
+        ),
+        (
+            "scanned",
+            {
+                "files": report.files_scanned,
+                "lines": report.lines_scanned,
+                "languages": dict(sorted(report.languages.items())),
+            },
+        ),
+        ("skipped", [{"path": p.path, "reason": p.reason} for p in report.skipped]),
+        ("excluded", [{"path": p.path, "reason": p.reason} for p in report.excluded]),
+        ("errors", [{"target": p.target, "path": p.path, "message": p.reason} for p in report.errors]),
+        (
+            "scale",
+            {
+                "levels": [
+                    {"id": s.id, "title": s.title, "meaning": m} for s, m in scale_meanings(report.effort).items()
+                ],
+                "unit": "person-days (high end of the estimate) per 1,000 lines scanned",
+                "minor": report.effort.minor,
+                "moderate": report.effort.moderate,
+                "lines_at_least": report.effort.lines_at_least,
+            },
+        ),
+        ("effort", _model(report.effort)),
+        (
+            "routes",
+            {r.id: {"name": r.name, "about": r.about, "fix": r.fix or None} for r in report.routes.values()},
+        ),
+        ("verdicts", {name: _verdict(report, report.summaries[name]) for name in names}),
+        ("ranking", report.ranking),
+        ("ranking_rule", RANKING_RULE),
+        ("cheapest", report.cheapest),
+        ("folders", _folder(report.folders, names)),
+    ]
+    yield "{\n"
+    for key, value in head:
+        yield f"{_dump(key)}: {_dump(value)},\n"
+    yield from _list(
+        "directories",
+        (
             {
                 "path": d.path,
                 "files": d.files,
@@ -56,12 +98,15 @@ def report_document(report: Report) -> dict[str, Any]:
                         "files_needing_person": d.files_needing_person[t],
                         "worst": _label(d.findings[t].worst),
                     }
-                    for t in report.target_names
+                    for t in names
                 },
             }
             for d in report.directories
-        ],
-        "files": [
+        ),
+    )
+    yield from _list(
+        "files",
+        (
             {
                 "path": f.path,
                 "directory": f.directory,
@@ -72,29 +117,18 @@ def report_document(report: Report) -> dict[str, Any]:
                         "findings": f.findings[t].as_dict(),
                         "fixable": f.fixable[t],
                         "worst": _label(f.findings[t].worst),
+                        "effort_hours": _hours(f.effort[t]),
+                        "route": f.route[t],
                     }
-                    for t in report.target_names
+                    for t in names
                 },
             }
             for f in report.files
-        ],
-        "work": {
-            t: [
-                {
-                    "path": w.path,
-                    "line": w.line,
-                    "column": w.column,
-                    "rule": w.rule,
-                    "family": w.family,
-                    "difficulty": w.difficulty.label,
-                    "symbol": w.symbol,
-                    "message": w.message,
-                }
-                for w in items
-            ]
-            for t, items in report.work.items()
-        },
-        "areas": [
+        ),
+    )
+    yield from _list(
+        "areas",
+        (
             {
                 "name": a.name,
                 "about": a.about,
@@ -104,8 +138,11 @@ def report_document(report: Report) -> dict[str, Any]:
                 "rules": [d.rule for d in a.dependencies],
             }
             for a in report.areas
-        ],
-        "dependencies": [
+        ),
+    )
+    yield from _list(
+        "dependencies",
+        (
             {
                 "rule": d.rule,
                 "name": d.name,
@@ -118,8 +155,11 @@ def report_document(report: Report) -> dict[str, Any]:
                 "targets": {t: _availability(a) for t, a in d.targets.items()},
             }
             for d in report.dependencies
-        ],
-        "apis": [
+        ),
+    )
+    yield from _list(
+        "apis",
+        (
             {
                 "symbol": a.symbol,
                 "rule": a.rule,
@@ -128,9 +168,27 @@ def report_document(report: Report) -> dict[str, Any]:
                 "files": a.files,
                 "targets": {t: _availability(av) for t, av in a.targets.items()},
             }
-            for a in report.apis
-        ],
-        "verification": [
+            for a in report.api_names()
+        ),
+    )
+    yield from _list(
+        "work",
+        (
+            {
+                "title": w.title,
+                "rule": w.rule,
+                "family": w.family,
+                "construct": w.pattern,
+                "uses": w.uses,
+                "files": w.files,
+                "targets": {t: _availability(av) for t, av in w.targets.items()},
+            }
+            for w in report.work
+        ),
+    )
+    yield from _list(
+        "verification",
+        (
             {
                 "id": c.spec.id,
                 "title": c.spec.title,
@@ -142,21 +200,92 @@ def report_document(report: Report) -> dict[str, Any]:
                 "targets": dict(c.details),
             }
             for c in report.checks
+        ),
+    )
+    yield '"findings": {\n'
+    for index, target in enumerate(names):
+        yield from _list(target, report.store.diagnostics(target), last=index == len(names) - 1)
+    yield "}\n}\n"
+
+
+def _list(key: str, items: Iterator[Any], last: bool = False) -> Iterator[str]:
+    yield f"{_dump(key)}: ["
+    first = True
+    for item in items:
+        yield ("\n" if first else ",\n") + _dump(item)
+        first = False
+    yield ("]" if first else "\n]") + ("\n" if last else ",\n")
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _model(model: EffortModel) -> dict[str, Any]:
+    return {
+        "hours_per_day": model.hours_per_day,
+        "file_hours": {d.label: _weight(model.file_hours[d]) for d in WORK},
+        "kinds": [
+            {
+                "name": k.name,
+                "about": k.about,
+                "rules": list(k.rules),
+                "areas": list(k.areas),
+                "findings": list(k.findings),
+                "kernels": list(k.kernels),
+                "hours": {
+                    d.label: {"first": _weight(c.first), "more": _weight(c.more), "per": c.per}
+                    for d, c in k.costs.items()
+                },
+            }
+            for k in model.kinds
         ],
+        "overridden": list(model.overridden),
     }
 
 
-def render_json(report: Report) -> str:
-    return json.dumps(report_document(report), ensure_ascii=False, indent=2) + "\n"
+def _estimate(estimate: Estimate) -> dict[str, Any]:
+    return {
+        "days": _hours(estimate.days),
+        "hours": _hours(estimate.hours),
+        "kinds": [
+            {
+                "kind": total.kind.name,
+                "findings": total.findings,
+                "units": total.units,
+                "days": _hours(estimate.model.days(total.hours)),
+            }
+            for total in estimate.kinds.values()
+            if total.findings
+        ],
+        "files": {"count": estimate.files, "days": _hours(estimate.model.days(estimate.file_hours))},
+    }
 
 
-def _verdict(report: Report, target: str) -> dict[str, Any]:
-    s = report.summaries[target]
+def _plan(plan: RoutePlan, model: EffortModel) -> dict[str, Any]:
+    out: dict[str, Any] = {"recommended": plan.recommended, "why": plan.why, "routes": {}}
+    for route_id, share in plan.shares.items():
+        entry: dict[str, Any] = {
+            "files": [label for label, _ in share.files],
+            "days": _hours(model.days(share.hours)),
+        }
+        if route_id == "C":
+            entry["dual_stack_files"] = share.dual_stack_files
+            if share.coverage is not None:
+                entry["dual_stack_fix"] = {"covered": share.coverage.covered, "remaining": share.coverage.remaining}
+        out["routes"][route_id] = entry
+    return out
+
+
+def _verdict(report: Report, s: TargetSummary) -> dict[str, Any]:
     return {
         "label": s.target.label,
         "platform": s.target.platform,
         "verdict": s.scale.id,
         "reasons": list(s.reasons),
+        "effort": _estimate(s.effort),
+        "days_per_1000_lines": round(s.density, 3),
+        "route": _plan(s.plan, report.effort),
         "findings": s.findings.as_dict(),
         "findings_share": _shares(s.findings),
         "files": s.files.as_dict(),
@@ -165,8 +294,34 @@ def _verdict(report: Report, target: str) -> dict[str, Any]:
         "files_needing_person": s.files_needing_person,
         "files_with_blockers": s.files_with_blockers,
         "fixable": s.fixable,
-        "rank": report.ranking.index(target) + 1,
+        "rank": report.ranking.index(s.target.name) + 1,
     }
+
+
+def _folder(folder: Folder, names: list[str]) -> dict[str, Any]:
+    return {
+        "path": folder.path,
+        "files": folder.files,
+        "lines": folder.lines,
+        "targets": {
+            t: {
+                "findings": folder.findings[t].as_dict(),
+                "files_needing_person": folder.files_needing_person[t],
+                "effort_hours": _hours(folder.effort[t]),
+            }
+            for t in names
+        },
+        "folders": [_folder(child, names) for child in folder.children],
+    }
+
+
+def _hours(hours: Hours, digits: int = 2) -> list[float]:
+    return [round(hours.low, digits), round(hours.high, digits)]
+
+
+def _weight(hours: Hours) -> list[float]:
+    """A weight of the model, as precise as the data gives it."""
+    return _hours(hours, 4)
 
 
 def _shares(tally: Tally) -> dict[str, float]:

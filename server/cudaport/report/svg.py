@@ -1,10 +1,13 @@
 """Inline SVG bar charts: grouped, stacked by difficulty, drawn as plain markup (no script, no fonts, no network).
 
 Every segment carries its numbers as data attributes (`data-count`, `data-difficulty`, ...), so a reader, a test or
-another tool can check what is drawn against the JSON report."""
+another tool can check what is drawn against the JSON report. The label columns are as wide as their longest label
+needs (up to a limit); a longer label is abbreviated, with the whole of it in its tooltip, so no label runs into a
+bar."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
@@ -22,10 +25,11 @@ COLORS = {
 ROW = 16  # bar height
 BAR_GAP = 3  # between the bars of one group
 GROUP_GAP = 10  # between groups
-GROUP_LABEL = 210  # width of the group label column
-LABEL_CHARS = 29  # what fits in it at the chart's font size
-BAR_LABEL = 64  # width of the per-bar label column (several bars in a group)
-VALUE = 110  # room for the value written after the bar
+GROUP_FONT = 12  # px, the group labels (the stylesheet sets the same)
+SMALL_FONT = 11  # px, bar labels, values and the legend
+GROUP_LABEL_MAX = 280  # widest group label column
+BAR_LABEL_MAX = 150  # widest per-bar label column
+GAP = 8  # between a label and what follows it
 LEGEND = 26  # height of the legend line
 WIDTH = 880
 
@@ -49,42 +53,87 @@ class Group:
         return self.label or self.name
 
 
+def text_width(text: str, font: float) -> float:
+    """A generous estimate of `text`'s width in a sans-serif font of `font` px: wide enough for common UI fonts
+    (the layout must never let a label reach a bar, so it errs wide)."""
+    width = 0.0
+    for char in text:
+        if unicodedata.east_asian_width(char) in ("W", "F"):
+            width += 1.0
+        elif char in "ijlft.,:;|!'`()[]{} /-":
+            width += 0.4
+        elif char in "mwMW@%":
+            width += 1.0
+        elif char.isupper() or char in "_#&~":
+            width += 0.78
+        else:  # DejaVu Sans, a common fallback, sets lower-case letters and digits at 0.52-0.64 em
+            width += 0.64
+    return width * font
+
+
+def fit(text: str, room: float, font: float) -> str:
+    """`text`, abbreviated until it fits in `room` px: a path keeps its first folder and as much of its end as
+    fits (`Samples/…/simpleCUFFT`), anything else keeps its start."""
+    if text_width(text, font) <= room:
+        return text
+    parts = text.split("/")
+    if len(parts) > 2:
+        tail: list[str] = []
+        for part in reversed(parts[1:]):
+            candidate = "/".join([parts[0], "…", part, *tail])
+            if text_width(candidate, font) > room:
+                break
+            tail.insert(0, part)
+        if tail:
+            return "/".join([parts[0], "…", *tail])
+    cut = text
+    while cut and text_width(cut + "…", font) > room:
+        cut = cut[:-1]
+    return cut + "…"
+
+
 def stacked_bars(chart_id: str, title: str, groups: Sequence[Group], share: bool = False) -> str:
     """A horizontal bar per entry of each group, its segments the counts per difficulty. With `share`, every bar
     spans the full width (shares of its own total); otherwise bars share one scale (the largest total)."""
     many = any(len(g.bars) > 1 for g in groups)
-    bar_x = GROUP_LABEL + (BAR_LABEL if many else 0)
-    area = WIDTH - bar_x - VALUE
+    group_column = min(GROUP_LABEL_MAX, max((text_width(g.shown, GROUP_FONT) for g in groups), default=0)) + GAP
+    bar_column = 0.0
+    if many:
+        widest = max((text_width(b.label, SMALL_FONT) for g in groups for b in g.bars), default=0)
+        bar_column = min(BAR_LABEL_MAX, widest) + GAP
+    value_column = max((text_width(_value(b), SMALL_FONT) for g in groups for b in g.bars), default=0) + GAP
+    bar_x = group_column + bar_column
+    area = max(WIDTH - bar_x - value_column, 100.0)
     largest = max((b.tally.total for g in groups for b in g.bars), default=0)
     parts: list[str] = []
     y = LEGEND + 6
     for group in groups:
         top = y
         for index, bar in enumerate(group.bars):
-            parts.append(_bar(chart_id, group, bar, bar_x, y, area, largest, share, many))
+            parts.append(_bar(chart_id, group, bar, bar_x, y, area, largest, share))
             if many:
-                parts.append(_text(GROUP_LABEL + 4, y + ROW - 4, bar.label, "bar-label"))
+                shown = fit(bar.label, bar_column - GAP, SMALL_FONT)
+                parts.append(_text(group_column, y + ROW - 4, shown, "bar-label", full=bar.label))
             y += ROW + (BAR_GAP if index < len(group.bars) - 1 else 0)
         middle = (top + y) / 2 + 4
-        parts.append(
-            _text(GROUP_LABEL - 8, middle, _shorten(group.shown, LABEL_CHARS), "group-label", "end", group.name)
-        )
+        shown = fit(group.shown, group_column - GAP, GROUP_FONT)
+        parts.append(_text(group_column - GAP, middle, shown, "group-label", "end", group.name))
         y += GROUP_GAP
     height = y + 4
-    legend = _legend()
-    body = "".join(parts)
     title_id = f"{chart_id}-title"
     return (
         f'<svg class="chart" id="{escape(chart_id)}" xmlns="http://www.w3.org/2000/svg" role="img" '
         f'aria-labelledby="{title_id}" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
         f'data-chart="{escape(chart_id)}" data-mode="{"share" if share else "count"}">'
-        f'<title id="{title_id}">{escape(title)}</title>{legend}{body}</svg>'
+        f'<title id="{title_id}">{escape(title)}</title>{_legend(group_column)}{"".join(parts)}</svg>'
     )
 
 
-def _bar(
-    chart_id: str, group: Group, bar: Bar, x: int, y: int, area: int, largest: int, share: bool, many: bool
-) -> str:
+def _value(bar: Bar) -> str:
+    return f"{bar.tally.total} {bar.unit}"
+
+
+def _bar(chart_id: str, group: Group, bar: Bar, x: float, y: int, area: float, largest: int, share: bool) -> str:
     total = bar.tally.total
     scale_total = total if share else largest
     attrs = "".join(f' data-{escape(k)}="{escape(v)}"' for k, v in bar.attrs.items())
@@ -105,21 +154,19 @@ def _bar(
         )
         offset += width
     if not total:
-        out.append(f'<rect x="{x}" y="{y}" width="1" height="{ROW}" fill="#d0d5db"/>')
-    end = x + (area if share else offset) + 6
-    value = f"{total} {bar.unit}"
-    out.append(_text(end, y + ROW - 4, value, "value"))
+        out.append(f'<rect x="{x:.2f}" y="{y}" width="1" height="{ROW}" fill="#d0d5db"/>')
+    end = x + (area if share else offset) + GAP
+    out.append(_text(end, y + ROW - 4, _value(bar), "value"))
     out.append("</g>")
     return "".join(out)
 
 
-def _legend() -> str:
+def _legend(x: float) -> str:
     parts = ['<g class="legend">']
-    x = GROUP_LABEL
     for difficulty in DIFFICULTIES:
-        parts.append(f'<rect x="{x}" y="6" width="12" height="12" fill="{COLORS[difficulty]}"/>')
+        parts.append(f'<rect x="{x:.1f}" y="6" width="12" height="12" fill="{COLORS[difficulty]}"/>')
         parts.append(_text(x + 16, 16, difficulty.label, "legend-label"))
-        x += 24 + 7 * len(difficulty.label) + 14
+        x += 16 + text_width(difficulty.label, SMALL_FONT) + 18
     parts.append("</g>")
     return "".join(parts)
 
@@ -127,21 +174,3 @@ def _legend() -> str:
 def _text(x: float, y: float, text: str, css: str, anchor: str = "start", full: str | None = None) -> str:
     tip = f"<title>{escape(full)}</title>" if full is not None and full != text else ""
     return f'<text x="{x:.1f}" y="{y:.1f}" class="{css}" text-anchor="{anchor}">{tip}{escape(text)}</text>'
-
-
-def _shorten(text: str, limit: int) -> str:
-    """A long path keeps its first folder and as much of its end as fits (`csrc/…/attn/gemm`), so that paths
-    that end alike stay apart; anything else keeps its end."""
-    if len(text) <= limit:
-        return text
-    parts = text.split("/")
-    if len(parts) > 2:
-        tail: list[str] = []
-        for part in reversed(parts[1:]):
-            candidate = "/".join([parts[0], "…", part, *tail])
-            if len(candidate) > limit:
-                break
-            tail.insert(0, part)
-        if tail:
-            return "/".join([parts[0], "…", *tail])
-    return "…" + text[-(limit - 1) :]

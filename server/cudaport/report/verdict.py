@@ -1,6 +1,8 @@
-"""Where a port lands on the usual scale (zero-change, minor change, major change), and which target is cheapest.
+"""Where a port lands on the scale (zero, minor, moderate, major change), decided by its estimated effort per 1,000
+lines of the project, and which target is cheapest: the one with the least estimated effort.
 
-The thresholds are stated in every report, so a reader can check the verdict against the numbers."""
+The thresholds come from `rules/effort.toml` and are stated in every report, so a reader can check the verdict
+against the numbers."""
 
 from __future__ import annotations
 
@@ -9,16 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..models import Difficulty
+from .effort import EffortModel, Estimate, Hours
 from .tally import Tally, percent
-
-# A port stays "minor" while at most this share of the scanned files needs a person (a manual finding).
-MINOR_MAX_PERSON_FILE_SHARE = 0.10
 
 
 class Scale(enum.IntEnum):
     ZERO_CHANGE = 0
     MINOR_CHANGE = 1
-    MAJOR_CHANGE = 2
+    MODERATE_CHANGE = 2
+    MAJOR_CHANGE = 3
 
     @property
     def id(self) -> str:
@@ -29,82 +30,105 @@ class Scale(enum.IntEnum):
         return self.name.capitalize().replace("_", " ")
 
 
-def scale_meanings() -> dict[Scale, str]:
-    limit = f"{MINOR_MAX_PERSON_FILE_SHARE:.0%}"
+def scale_meanings(model: EffortModel) -> dict[Scale, str]:
+    minor, moderate = days_text(model.minor), days_text(model.moderate)
     return {
-        Scale.ZERO_CHANGE: "runs unchanged: every finding is portable (or there is none)",
+        Scale.ZERO_CHANGE: "runs unchanged: no finding needs any work (every one is portable, or there is none)",
         Scale.MINOR_CHANGE: (
-            f"no blocker, and at most {limit} of the files need a person (a manual finding); "
-            "everything else is a mechanical rewrite that `cudaport fix` applies"
+            f"the estimate's high end is at most {minor} person-days per 1,000 lines scanned (a tree of fewer "
+            f"than {model.lines_at_least:,} lines counts as {model.lines_at_least:,})"
         ),
+        Scale.MODERATE_CHANGE: f"more than {minor}, at most {moderate} person-days per 1,000 lines",
         Scale.MAJOR_CHANGE: (
-            f"at least one blocker (no counterpart on the target: that part is redesigned), "
-            f"or more than {limit} of the files need a person"
+            f"more than {moderate} person-days per 1,000 lines: a large share of what writing the code anew would cost"
         ),
     }
 
 
 RANKING_RULE = (
-    "cheapest first: the lower verdict on the scale, then fewer blocker findings, fewer manual findings, "
-    "fewer files that need a person, fewer mechanical findings"
+    "cheapest first: the least estimated effort (the middle of its range), then fewer blocker findings, fewer "
+    "manual findings, fewer files that need a person"
 )
 
 
 @dataclass(frozen=True)
 class Verdict:
     scale: Scale
+    density: float  # person-days (high end) per 1,000 lines
     reasons: tuple[str, ...]
 
 
-def judge(findings: Tally, files_scanned: int, files_with_blockers: int, files_needing_person: int) -> Verdict:
-    """The verdict for one target from its findings and the files they are in."""
-    reasons: list[str] = []
+def judge(
+    estimate: Estimate,
+    findings: Tally,
+    lines: int,
+    files_scanned: int,
+    files_with_blockers: int,
+    files_needing_person: int,
+    fixable: int,
+) -> Verdict:
+    """The verdict for one target from its estimate, with the numbers that explain it."""
+    model = estimate.model
+    days = estimate.days
+    counted = max(lines, model.lines_at_least)
+    density = days.high * 1000 / counted
     blockers = findings[Difficulty.BLOCKER]
     manual = findings[Difficulty.MANUAL]
     mechanical = findings[Difficulty.MECHANICAL]
-    person_share = files_needing_person / files_scanned if files_scanned else 0.0
+    if not (blockers or manual or mechanical):
+        reason = "every finding is portable" if findings.total else "no CUDA dependency found"
+        return Verdict(Scale.ZERO_CHANGE, 0.0, (reason,))
+    if density <= model.minor:
+        scale = Scale.MINOR_CHANGE
+    elif density <= model.moderate:
+        scale = Scale.MODERATE_CHANGE
+    else:
+        scale = Scale.MAJOR_CHANGE
+    size = f"{lines} lines scanned" + (f", counted as {counted:,}" if counted != lines else "")
+    reasons = [f"{days_range(days)} person-days estimated, {days_text(density)} per 1,000 lines ({size})"]
     if blockers:
         reasons.append(
             f"{blockers} blocker finding{_s(blockers)} in {files_with_blockers} file{_s(files_with_blockers)}: "
-            "no counterpart on this target, those parts must be redesigned"
+            "no counterpart on this target, those parts are redesigned"
         )
-    if person_share > MINOR_MAX_PERSON_FILE_SHARE:
+    if manual:
         reasons.append(
-            f"{files_needing_person} of {files_scanned} files ({percent(files_needing_person, files_scanned)}) "
-            f"need a person, more than {MINOR_MAX_PERSON_FILE_SHARE:.0%}"
+            f"{manual} manual finding{_s(manual)}; {files_needing_person} of {files_scanned} files "
+            f"({percent(files_needing_person, files_scanned)}) need a person"
         )
-    if reasons:
-        return Verdict(Scale.MAJOR_CHANGE, tuple(reasons))
-    if manual or mechanical:
-        if manual:
-            reasons.append(
-                f"{manual} manual finding{_s(manual)} in {files_needing_person} of {files_scanned} files "
-                f"({percent(files_needing_person, files_scanned)}), within the {MINOR_MAX_PERSON_FILE_SHARE:.0%} "
-                "limit; no blocker"
-            )
-        else:
-            reasons.append("no manual or blocker finding")
-        if mechanical:
-            reasons.append(f"{mechanical} mechanical rewrite{_s(mechanical)} that `cudaport fix` applies")
-        return Verdict(Scale.MINOR_CHANGE, tuple(reasons))
-    return Verdict(
-        Scale.ZERO_CHANGE, ("every finding is portable",) if findings.total else ("no CUDA dependency found",)
-    )
+    if mechanical:
+        reasons.append(f"{mechanical} mechanical rewrite{_s(mechanical)}, {fixable} of them applied by `cudaport fix`")
+    return Verdict(scale, density, tuple(reasons))
 
 
-def ranking_key(scale: Scale, findings: Tally, files_needing_person: int) -> tuple[int, ...]:
+def ranking_key(estimate: Estimate, findings: Tally, files_needing_person: int) -> tuple[float, ...]:
     return (
-        int(scale),
+        round(estimate.days.middle, 6),
         findings[Difficulty.BLOCKER],
         findings[Difficulty.MANUAL],
         files_needing_person,
-        findings[Difficulty.MECHANICAL],
     )
 
 
-def rank(keys: Sequence[tuple[str, tuple[int, ...]]]) -> list[str]:
+def rank(keys: Sequence[tuple[str, tuple[float, ...]]]) -> list[str]:
     """Targets cheapest first; equal keys keep the order the user gave."""
     return [name for name, _ in sorted(keys, key=lambda item: item[1])]
+
+
+def days_range(days: Hours) -> str:
+    """'12–30' person-days."""
+    return f"{days_text(days.low)}–{days_text(days.high)}"
+
+
+def days_text(value: float) -> str:
+    """Person-days as an estimate is read: two decimals below 1, one below 10, whole days above."""
+    if value == 0:
+        return "0"
+    if value < 1:
+        return f"{value:.2f}".rstrip("0").rstrip(".")
+    if value < 10:
+        return f"{value:.1f}".rstrip("0").rstrip(".")
+    return f"{round(value):,}"
 
 
 def _s(count: int) -> str:

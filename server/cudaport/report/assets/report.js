@@ -1,14 +1,437 @@
-// Sortable tables: a click on a column heading sorts by it (numbers heaviest first, text A to Z; again reverses).
+// The report's few behaviours, with no network: sortable tables, and groups that open on demand from the
+// compressed block of details in the page (inflated by the browser's DecompressionStream).
 (function () {
   "use strict";
+  var LEVELS = ["portable", "mech.", "manual", "blocker"];
+  var CLASSES = ["portable", "mechanical", "manual", "blocker"];
+
+  // ---- building elements (text always through textContent: nothing from the code base becomes markup) -----------
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (key) {
+        if (attrs[key] !== null && attrs[key] !== undefined) node.setAttribute(key, String(attrs[key]));
+      });
+    }
+    (children || []).forEach(function (child) {
+      if (child === null || child === undefined) return;
+      node.appendChild(typeof child === "string" || typeof child === "number" ? document.createTextNode(String(child)) : child);
+    });
+    return node;
+  }
+
+  function num(value, shown) {
+    return el("td", { class: "num", "data-value": value }, [shown === undefined ? String(value) : shown]);
+  }
+
+  function tallyValue(t) {
+    return t[0] * 1e12 + t[1] * 1e6 + t[2];
+  }
+
+  function tallyCell(t, label, target, note) {
+    var parts = [];
+    [["blocker", t[0]], ["manual", t[1]], ["mechanical", t[2]]].forEach(function (pair, i) {
+      if (i) parts.push(" ");
+      parts.push(pair[1] ? el("span", { class: "d-" + pair[0] }, [pair[1]]) : el("span", { class: "zero" }, ["·"]));
+    });
+    return el(
+      "td",
+      {
+        class: "tally",
+        "data-target": target,
+        "data-value": tallyValue(t),
+        "data-counts": t.join(" "),
+        title: label + ": " + t[0] + " blocker, " + t[1] + " manual, " + t[2] + " mechanical, " + t[3] + " portable",
+      },
+      note ? parts.concat([el("small", { class: "effort" }, [note])]) : parts
+    );
+  }
+
+  function availabilityCell(a, label, target) {
+    var worst = a[0];
+    if (worst < 0) return el("td", { "data-target": target, "data-value": -1, class: "muted" }, ["—"]);
+    var children = [el("span", { class: "d-" + CLASSES[worst] }, [LEVELS[worst]])];
+    if (a[1] && worst < 3) children.push(" ", el("code", { class: "counterpart" }, [a[1]]));
+    var tip = label + ": " + a[2] + " blocker, " + a[3] + " manual, " + a[4] + " mechanical, " + a[5] + " portable";
+    if (a[1]) tip += "; counterpart " + a[1];
+    return el("td", { "data-target": target, "data-value": worst, title: tip }, children);
+  }
+
+  function days(hours, data) {
+    function text(value) {
+      if (value === 0) return "0";
+      if (value < 1) return String(Math.round(value * 100) / 100);
+      if (value < 10) return String(Math.round(value * 2) / 2);
+      return Math.round(value).toLocaleString("en");
+    }
+    return text(hours[0] / data.hoursPerDay) + "–" + text(hours[1] / data.hoursPerDay);
+  }
+
+  function expandButton(kind, label, children) {
+    return el("button", { type: "button", class: "expand", "data-expand": kind, "aria-expanded": "false", title: label || null }, children);
+  }
+
+  // ---- the embedded details ------------------------------------------------------------------------------------
+  var loaded = null;
+  function details() {
+    if (loaded) return loaded;
+    var node = document.getElementById("report-details");
+    if (!node) return Promise.reject(new Error("this page has no details block"));
+    if (typeof DecompressionStream === "undefined") {
+      return Promise.reject(new Error("this browser cannot open the details (no DecompressionStream); the JSON report has every finding"));
+    }
+    var binary = atob(node.textContent.trim());
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    loaded = new Response(stream).text().then(function (text) {
+      var data = JSON.parse(text);
+      data.byStored = {};
+      data.files.forEach(function (file) {
+        data.byStored[file[4]] = file;
+      });
+      return data;
+    });
+    return loaded;
+  }
+
+  // The files and rows of each work group, found in one pass over every finding the first time one is opened.
+  function workIndex(data) {
+    if (data.workFiles) return data.workFiles;
+    var index = data.work.map(function () {
+      return {};
+    });
+    data.rows.forEach(function (rows, file) {
+      rows.forEach(function (row) {
+        var work = data.workOfGroup[row[2]];
+        if (work < 0) return;
+        var files = index[work];
+        (files[file] = files[file] || []).push(row);
+      });
+    });
+    data.workFiles = index;
+    return index;
+  }
+
+  function rowTallies(rows, count) {
+    var tallies = [];
+    for (var t = 0; t < count; t++) tallies.push([0, 0, 0, 0]);
+    rows.forEach(function (row) {
+      for (var t = 0; t < count; t++) {
+        var level = row[3].charAt(t);
+        if (level !== "-") tallies[t][3 - Number(level)] += 1;
+      }
+    });
+    return tallies;
+  }
+
+  // A message with its `code spans` shown as code.
+  function inlineText(message) {
+    return message.split("`").map(function (part, i) {
+      return i % 2 ? el("code", null, [part]) : document.createTextNode(part);
+    });
+  }
+
+  // Why a row needs work: the message of its heaviest target, naming the targets that share it; every target's
+  // message is in its cell's tooltip.
+  function whyOf(data, row) {
+    var worst = -1;
+    var message = null;
+    data.targets.forEach(function (target, t) {
+      var level = row[3].charAt(t);
+      if (level !== "-" && Number(level) > worst) {
+        worst = Number(level);
+        message = data.strings[row[4][t]];
+      }
+    });
+    var sharing = [];
+    data.targets.forEach(function (target, t) {
+      if (row[3].charAt(t) === String(worst) && data.strings[row[4][t]] === message) sharing.push(data.labels[t]);
+    });
+    var children = data.targets.length > 1 ? [el("strong", null, [sharing.join(", ") + ": "])] : [];
+    return el("td", { class: "why" }, children.concat(message === null ? [] : inlineText(message)));
+  }
+
+  function linesTable(data, path, rows) {
+    var head = [el("th", null, ["line"]), el("th", null, ["name"])];
+    data.targets.forEach(function (target, t) {
+      head.push(el("th", { class: "short", title: data.labels[t] }, [target]));
+    });
+    head.push(el("th", { title: "the message of the heaviest target; each target's own is in its cell's tooltip" }, ["why"]));
+    var body = rows.map(function (row) {
+      var cells = [
+        el("td", { class: "where", title: path + ":" + row[0] + ":" + row[1] }, [row[0] + ":" + row[1]]),
+        el("td", { class: "name" }, [el("code", null, [nameOf(data, row)])]),
+      ];
+      data.targets.forEach(function (target, t) {
+        var level = row[3].charAt(t);
+        if (level === "-") {
+          cells.push(el("td", { class: "muted" }, ["—"]));
+          return;
+        }
+        var message = data.strings[row[4][t]];
+        cells.push(el("td", { "data-target": target, title: data.labels[t] + ": " + message.replace(/`/g, "") }, [el("span", { class: "d-" + CLASSES[Number(level)] }, [LEVELS[Number(level)]])]));
+      });
+      cells.push(whyOf(data, row));
+      return el("tr", null, cells);
+    });
+    return el("table", { class: "lines" }, [el("thead", null, [el("tr", null, head)]), el("tbody", null, body)]);
+  }
+
+  // What a work group means on each target, once: the most common message of its findings there.
+  function groupWhy(data, files) {
+    var counts = data.targets.map(function () {
+      return {};
+    });
+    Object.keys(files).forEach(function (key) {
+      files[key].forEach(function (row) {
+        data.targets.forEach(function (target, t) {
+          var level = row[3].charAt(t);
+          if (level === "-") return;
+          var id = level + ":" + row[4][t];
+          counts[t][id] = (counts[t][id] || 0) + 1;
+        });
+      });
+    });
+    var items = [];
+    counts.forEach(function (byMessage, t) {
+      var best = null;
+      Object.keys(byMessage).forEach(function (id) {
+        if (best === null || byMessage[id] > byMessage[best] || (byMessage[id] === byMessage[best] && id > best)) best = id;
+      });
+      if (best === null) return;
+      var level = Number(best.split(":")[0]);
+      var message = data.strings[Number(best.split(":")[1])];
+      items.push(
+        el(
+          "li",
+          { "data-target": data.targets[t] },
+          [el("strong", null, [data.labels[t] + " "]), el("span", { class: "d-" + CLASSES[level] }, [CLASSES[level]]), ": "].concat(inlineText(message))
+        )
+      );
+    });
+    return el("ul", { class: "group-why" }, items);
+  }
+
+  function nameOf(data, row) {
+    return data.groupNames[row[2]];
+  }
+
+  // ---- opening and closing -----------------------------------------------------------------------------------------
+  function columnsOf(row) {
+    var count = 0;
+    Array.prototype.forEach.call(row.cells, function (cell) {
+      count += cell.colSpan || 1;
+    });
+    return count;
+  }
+
+  function detailRow(owner, row, content) {
+    var detail = el("tr", { class: "detail", "data-owner": owner }, [el("td", { colspan: columnsOf(row) }, [content])]);
+    row.parentNode.insertBefore(detail, row.nextSibling);
+    return detail;
+  }
+
+  function close(button) {
+    var row = button.closest("tr");
+    var kind = button.getAttribute("data-expand");
+    button.setAttribute("aria-expanded", "false");
+    if (kind.indexOf("folder:") === 0) {
+      var prefix = kind.slice(7) + "/";
+      Array.prototype.slice.call(row.parentNode.rows).forEach(function (other) {
+        var path = other.getAttribute("data-folder");
+        if (path !== null && (prefix === "/" ? path !== "" : path.indexOf(prefix) === 0)) other.remove();
+      });
+      return;
+    }
+    var next = row.nextSibling;
+    if (next && next.getAttribute && next.getAttribute("data-owner") === kind) next.remove();
+  }
+
+  function open(button) {
+    var row = button.closest("tr");
+    var kind = button.getAttribute("data-expand");
+    button.setAttribute("aria-expanded", "true");
+    var waiting = kind.indexOf("folder:") === 0 ? null : detailRow(kind, row, el("p", { class: "loading" }, ["opening…"]));
+    details().then(
+      function (data) {
+        if (button.getAttribute("aria-expanded") !== "true") return;
+        if (waiting) waiting.remove();
+        render(kind, row, data);
+      },
+      function (error) {
+        if (waiting) waiting.firstChild.textContent = "Cannot open the details: " + error.message;
+      }
+    );
+  }
+
+  function render(kind, row, data) {
+    var parts = kind.split(":");
+    if (parts[0] === "folder") return renderFolder(kind.slice(7), row, data);
+    if (parts[0] === "file") {
+      var file = data.byStored[Number(parts[1])];
+      return detailRow(kind, row, linesTable(data, file[0], data.rows[Number(parts[1])]));
+    }
+    if (parts[0] === "work") return detailRow(kind, row, workFiles(data, Number(parts[1])));
+    if (parts[0] === "wlines") {
+      var rows = workIndex(data)[Number(parts[1])][Number(parts[2])] || [];
+      return detailRow(kind, row, linesTable(data, data.byStored[Number(parts[2])][0], rows));
+    }
+    if (parts[0] === "route") return detailRow(kind, row, routeFiles(data, parts[1], parts.slice(2).join(":")));
+  }
+
+  function workFiles(data, work) {
+    var files = workIndex(data)[work];
+    var list = Object.keys(files).map(function (key) {
+      return [Number(key), files[key]];
+    });
+    list.sort(function (a, b) {
+      return b[1].length - a[1].length || (data.byStored[a[0]][0] < data.byStored[b[0]][0] ? -1 : 1);
+    });
+    var head = [el("th", null, ["file"]), el("th", { class: "num" }, ["uses"])];
+    data.targets.forEach(function (target, t) {
+      head.push(el("th", { class: "short num", title: data.labels[t] }, [target]));
+    });
+    var body = list.map(function (entry) {
+      var path = data.byStored[entry[0]][0];
+      var cells = [
+        el("td", { class: "path" }, [expandButton("wlines:" + work + ":" + entry[0], null, [path])]),
+        num(entry[1].length),
+      ];
+      rowTallies(entry[1], data.targets.length).forEach(function (tally, t) {
+        cells.push(tallyCell(tally, data.labels[t], data.targets[t]));
+      });
+      return el("tr", null, cells);
+    });
+    var table = el("table", { class: "work-files" }, [el("thead", null, [el("tr", null, head)]), el("tbody", null, body)]);
+    return el("div", null, [groupWhy(data, files), table]);
+  }
+
+  function routeFiles(data, target, route) {
+    var t = data.targets.indexOf(target);
+    var files = data.files.filter(function (file) {
+      return file[3].charAt(t) === route;
+    });
+    files.sort(function (a, b) {
+      return b[5][t][1] - a[5][t][1] || (a[0] < b[0] ? -1 : 1);
+    });
+    var body = files.map(function (file) {
+      return el("tr", null, [
+        el("td", { class: "path" }, [expandButton("file:" + file[4], null, [file[0]])]),
+        num(file[5][t][1], days(file[5][t], data)),
+        tallyCell(file[2][t], data.labels[t], target),
+      ]);
+    });
+    var head = el("tr", null, [el("th", null, ["file"]), el("th", { class: "num" }, ["person-days"]), el("th", { class: "target" }, [data.labels[t]])]);
+    return el("table", { class: "route-files" }, [el("thead", null, [head]), el("tbody", null, body)]);
+  }
+
+  function findFolder(node, path) {
+    if (node[0] === path) return node;
+    for (var i = 0; i < node[5].length; i++) {
+      var child = node[5][i];
+      if (path === child[0] || path.indexOf(child[0] + "/") === 0) return findFolder(child, path);
+    }
+    return null;
+  }
+
+  function folderRow(data, node, depth) {
+    var name = node[0] === "" ? "." : node[0].split("/").pop();
+    var label = node[5].length ? expandButton("folder:" + node[0], "show its folders", [name]) : el("span", null, [name]);
+    var cells = [el("td", { class: "path depth-" + Math.min(depth, 8), title: node[0] || "." }, [label]), num(node[1]), num(node[2])];
+    node[3].forEach(function (tally, t) {
+      cells.push(tallyCell(tally, data.labels[t], data.targets[t], days(node[4][t], data) + " d"));
+    });
+    return el("tr", { "data-folder": node[0], "data-depth": depth }, cells);
+  }
+
+  function renderFolder(path, row, data) {
+    var node = findFolder(data.folders, path);
+    if (!node) return;
+    var depth = Number(row.getAttribute("data-depth")) + 1;
+    var after = row;
+    node[5].forEach(function (child) {
+      var added = folderRow(data, child, depth);
+      after.parentNode.insertBefore(added, after.nextSibling);
+      after = added;
+    });
+  }
+
+  // ---- "show all" ----------------------------------------------------------------------------------------------
+  function showAll(button) {
+    var kind = button.getAttribute("data-show-all");
+    var table = { work: "work-apis", files: "files", apis: "apis-table" }[kind];
+    var body = document.getElementById(table).tBodies[0];
+    button.disabled = true;
+    details().then(
+      function (data) {
+        var shown = body.querySelectorAll("tr:not(.detail)").length;
+        var rows = kind === "work" ? data.work : kind === "files" ? data.files : data.apis;
+        rows.slice(shown).forEach(function (item, i) {
+          body.appendChild(kind === "work" ? workRow(data, item, shown + i) : kind === "files" ? fileRow(data, item) : apiRow(data, item));
+        });
+        button.parentNode.remove();
+      },
+      function (error) {
+        button.textContent = "Cannot open the details: " + error.message;
+      }
+    );
+  }
+
+  function workRow(data, item, index) {
+    var title = item[1] ? el("span", { class: "construct" }, [item[0]]) : el("code", null, [item[0]]);
+    var cells = [
+      el("td", { class: "name", "data-value": item[0] }, [expandButton("work:" + index, null, [title]), el("small", null, [item[2] + " · " + item[3]])]),
+      num(item[4]),
+      num(item[5]),
+    ];
+    item[6].forEach(function (a, t) {
+      cells.push(availabilityCell(a, data.labels[t], data.targets[t]));
+    });
+    return el("tr", { "data-work": index }, cells);
+  }
+
+  function fileRow(data, file) {
+    var cells = [el("td", { class: "path", "data-value": file[0] }, [expandButton("file:" + file[4], null, [file[0]])]), num(file[1])];
+    file[2].forEach(function (tally, t) {
+      var route = file[3].charAt(t);
+      cells.push(tallyCell(tally, data.labels[t], data.targets[t], route === "-" ? "" : "route " + route));
+    });
+    return el("tr", { "data-file": file[4] }, cells);
+  }
+
+  function apiRow(data, api) {
+    var cells = [
+      el("td", { class: "name", "data-value": api[0] }, [el("code", null, [api[0]])]),
+      el("td", { class: "family" }, [api[1] + " ", el("small", null, [api[2]])]),
+      num(api[3]),
+      num(api[4]),
+    ];
+    api[5].forEach(function (a, t) {
+      cells.push(availabilityCell(a, data.labels[t], data.targets[t]));
+    });
+    return el("tr", null, cells);
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("button") : null;
+    if (!button) return;
+    if (button.classList.contains("expand")) {
+      if (button.getAttribute("aria-expanded") === "true") close(button);
+      else open(button);
+    } else if (button.classList.contains("show-all")) {
+      showAll(button);
+    }
+  });
+
+  // ---- sortable tables: a click on a column heading sorts by it (numbers heaviest first, text A to Z) ----------
   function valueOf(row, column) {
     var cell = row.cells[column];
     if (!cell) return "";
     var value = cell.getAttribute("data-value");
     return value !== null ? value : cell.textContent.trim();
   }
-  var tables = document.querySelectorAll("table.sortable");
-  Array.prototype.forEach.call(tables, function (table) {
+  Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (table) {
     var body = table.tBodies[0];
     if (!body) return;
     var headings = table.querySelectorAll("th[data-col]");
@@ -24,6 +447,12 @@
           other.removeAttribute("aria-sort");
         });
         heading.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+        Array.prototype.forEach.call(body.querySelectorAll("tr.detail"), function (detail) {
+          detail.remove(); // opened groups close: their rows belong under the row that opened them
+        });
+        Array.prototype.forEach.call(body.querySelectorAll("button.expand[aria-expanded='true']"), function (open) {
+          open.setAttribute("aria-expanded", "false");
+        });
         var rows = Array.prototype.slice.call(body.rows);
         rows.sort(function (a, b) {
           var x = valueOf(a, column);
