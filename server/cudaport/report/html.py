@@ -278,20 +278,20 @@ def _numbers_table(report: Report) -> str:
     head = "".join(f'<th class="num target">{escape(report.label(n))}</th>' for n in names)
     rows: list[str] = []
 
-    def row(label: str, cells: Sequence[tuple[float, str]], key: str) -> None:
+    def row(label: str, cells: Sequence[tuple[float, str]], key: str, css: str = "num") -> None:
         tds = "".join(
-            f'<td class="num" data-target="{escape(n)}" data-key="{key}" data-value="{value}">{escape(shown)}</td>'
+            f'<td class="{css}" data-target="{escape(n)}" data-key="{key}" data-value="{value}">{escape(shown)}</td>'
             for n, (value, shown) in zip(names, cells, strict=True)
         )
         rows.append(f"<tr><th>{escape(label)}</th>{tds}</tr>")
 
-    row("verdict", [(int(s.scale), s.scale.title.lower()) for s in summaries], "verdict")
+    row("verdict", [(int(s.scale), s.scale.title.lower()) for s in summaries], "verdict", "words")
     row(
         "effort, person-days",
         [(round(s.effort.days.middle, 2), days_range(s.effort.days)) for s in summaries],
         "effort",
     )
-    row("route", [(0, route_words(report, s)) for s in summaries], "route")
+    row("route", [(0, route_words(report, s)) for s in summaries], "route", "words")
     for difficulty, words in FILE_ROWS:
         row(words, [(s.files[difficulty], share_text(s.files[difficulty], s.files.total)) for s in summaries],
             f"files.{difficulty.label}")  # fmt: skip

@@ -102,8 +102,8 @@ def stacked_bars(chart_id: str, title: str, groups: Sequence[Group], share: bool
         widest = max((text_width(b.label, SMALL_FONT) for g in groups for b in g.bars), default=0)
         bar_column = min(BAR_LABEL_MAX, widest) + GAP
     value_column = max((text_width(_value(b), SMALL_FONT) for g in groups for b in g.bars), default=0) + GAP
-    bar_x = group_column + bar_column
-    area = max(WIDTH - bar_x - value_column, 100.0)
+    bar_x = round(group_column + bar_column)
+    area = float(max(round(WIDTH - bar_x - value_column), 100))
     largest = max((b.tally.total for g in groups for b in g.bars), default=0)
     parts: list[str] = []
     y = LEGEND + 6
