@@ -583,6 +583,33 @@ def test_route_follows_what_the_code_uses(
     assert "`cudaport fix --style dual-stack`" in markdown  # route C names the fix that writes it
 
 
+def test_route_c_says_what_the_dual_stack_fix_covers_when_told(tmp_path: Path) -> None:
+    """The seam for `fix --style dual-stack`: given which findings it covers, route C's files say how many it
+    writes and how many remain; without it the report lists the files and claims nothing."""
+    from cudaport.config import load_settings
+    from cudaport.report import assess, render
+    from cudaport.results import Diagnostic
+
+    write_project(tmp_path / "p", {"filter.cpp": NPP_FILE, "f0.cu": RENAMES["f0.cu"]})
+    settings = load_settings(tmp_path)
+    ruleset = load_ruleset()
+
+    def covers(
+        target: str, diagnostic: Diagnostic
+    ) -> bool:  # a stand-in: the NPP types (5), not the header and the call
+        return diagnostic.finding.symbol.startswith("Npp")
+
+    told = assess([str(tmp_path / "p")], settings, ["hip"], ruleset, dual_stack=covers)
+    share = told.summaries["hip"].plan.shares["C"]
+    assert share.coverage is not None and (share.coverage.covered, share.coverage.remaining) == (5, 2)
+    assert "the dual-stack fix covers 5 of their findings, 2 remain for a person" in render(told, "md")
+    document = json.loads(render(told, "json"))
+    assert document["verdicts"]["hip"]["route"]["routes"]["C"]["dual_stack_fix"] == {"covered": 5, "remaining": 2}
+    untold = assess([str(tmp_path / "p")], settings, ["hip"], ruleset)
+    assert untold.summaries["hip"].plan.shares["C"].coverage is None
+    assert "dual-stack fix covers" not in render(untold, "md") + render(untold, "html")
+
+
 def test_routes_of_the_fixture(multi_report: dict[str, Any]) -> None:
     """The fixture's kernels are rewritten on the NPU (B); its already dual-stack header is under C, counted."""
     for target in ALL_TARGETS:
