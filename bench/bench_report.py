@@ -9,12 +9,21 @@ and a multi-target report within 2x of `check` run once per target.
     .venv/bin/python bench/bench_report.py                       # DeepSpeed, every target, 3 rounds
     .venv/bin/python bench/bench_report.py --corpus llama-cpp-python --rounds 5 --jobs 1
 
-Prints the figures and exits 1 when a ratio misses the target."""
+Prints the figures and exits 1 when a ratio misses the target.
+
+With --memory TREE it measures instead the peak resident memory of a report over 1, 2, 4 and 8 copies of TREE
+(hard links in a temporary folder), so the growth with the tree is visible; target: at most 250 MB for a
+3-target report over 8 copies. --baseline CHECKOUT runs another checkout's cudaport (PYTHONPATH=CHECKOUT/server)
+side by side in the same run:
+
+    .venv/bin/python bench/bench_report.py --memory /work/corpora/cuda-samples --baseline ../main"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,6 +39,7 @@ CORPORA = {
     "llama-cpp-python": "llama-cpp-python==0.3.36",
 }
 LIMIT = 2.0
+MEMORY_LIMIT_MB = 250.0
 
 
 def fetch(name: str) -> Path:
@@ -52,6 +62,68 @@ def timed(command: list[str], cwd: Path) -> float:
     return elapsed
 
 
+# ---- peak memory over copies of a tree -----------------------------------------------------------------------------
+def peak_rss(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """Seconds and peak resident memory (MB) of `command`: the largest process of its tree (the report's own, or a
+    worker's when --jobs runs several), as the kernel reports it to wait4."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    stderr = process.stderr.read().decode("utf-8", "replace") if process.stderr else ""
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} failed:\n{stderr}")
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def copies_of(tree: Path, count: int, under: Path) -> Path:
+    """`count` copies of `tree` as hard links (no disk space, the same bytes to read)."""
+    folder = under / f"copies-{count}"
+    if not folder.exists():
+        for index in range(count):
+            shutil.copytree(tree, folder / f"copy{index}", copy_function=os.link, symlinks=True)
+    return folder
+
+
+def report_memory(
+    tree: Path, counts: list[int], targets: str, formats: list[str], jobs: str, baseline: Path | None
+) -> int:
+    """Peak RSS of `cudaport report` over 1, 2, 4, 8 copies of `tree`, per format, and of a baseline checkout."""
+    work = Path(tempfile.mkdtemp(prefix="bench-report-memory-"))
+    runs = {"this": dict(os.environ)}
+    if baseline is not None:
+        runs["baseline"] = {**os.environ, "PYTHONPATH": str(baseline.resolve() / "server")}
+    print(f"tree: {tree} ({sum(1 for p in tree.rglob('*') if p.is_file())} files); targets {targets}; jobs={jobs}")
+    print(f"{'copies':>6} {'format':>6} {'run':>9} {'files':>6} {'findings':>9} {'seconds':>8} {'peak MB':>8}")
+    worst = 0.0
+    try:
+        for count in counts:
+            folder = copies_of(tree, count, work)
+            for fmt in formats:
+                for name, env in runs.items():
+                    out = work / f"{name}-{count}.{fmt}"
+                    command = [sys.executable, "-m", "cudaport", "report", folder.name, "--target", targets,
+                               "-o", str(out), "--jobs", jobs, "--no-progress"]  # fmt: skip
+                    seconds, peak = peak_rss(command, work, env)
+                    files = findings = "-"
+                    if fmt == "json":
+                        document = json.loads(out.read_text(encoding="utf-8"))
+                        files = str(document["scanned"]["files"])
+                        first = next(iter(document["verdicts"].values()))
+                        findings = str(first["findings"]["total"])
+                    out.unlink()
+                    if name == "this":
+                        worst = max(worst, peak) if count == max(counts) else worst
+                    print(f"{count:>6} {fmt:>6} {name:>9} {files:>6} {findings:>9} {seconds:>8.1f} {peak:>8.1f}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    met = worst <= MEMORY_LIMIT_MB
+    print(
+        f"target: <= {MEMORY_LIMIT_MB:.0f} MB over {max(counts)} copies — {'met' if met else 'MISSED'} ({worst:.1f} MB)"
+    )
+    return 0 if met else 1
+
+
 def main() -> int:
     from cudaport.ruleset import load_ruleset
 
@@ -59,7 +131,15 @@ def main() -> int:
     parser.add_argument("--corpus", choices=sorted(CORPORA), default="deepspeed")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--jobs", default="0", help="--jobs for both commands (0: automatic, as users run them)")
+    parser.add_argument("--memory", type=Path, metavar="TREE", help="measure peak memory over copies of TREE")
+    parser.add_argument("--copies", default="1,2,4,8", help="--memory: how many copies, comma-separated")
+    parser.add_argument("--targets", default="hip,npu,mlu", help="--memory: the report's targets")
+    parser.add_argument("--formats", default="json,html,md", help="--memory: the report's formats")
+    parser.add_argument("--baseline", type=Path, metavar="CHECKOUT", help="--memory: also run this checkout's cudaport")
     args = parser.parse_args()
+    if args.memory is not None:
+        counts = [int(c) for c in args.copies.split(",")]
+        return report_memory(args.memory, counts, args.targets, args.formats.split(","), args.jobs, args.baseline)
 
     tree = fetch(args.corpus)
     targets = list(load_ruleset().targets)
