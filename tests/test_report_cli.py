@@ -373,7 +373,7 @@ def assert_verdict_is_the_stated_rule(report: dict[str, Any], target: str) -> No
     """The verdict from the estimate's high end per 1,000 lines, with the thresholds the report states."""
     scale = report["scale"]
     verdict = report["verdicts"][target]
-    counted = max(report["scanned"]["lines"], scale["lines_at_least"])
+    counted = max(report["scanned"]["code_lines"], scale["lines_at_least"])
     density = verdict["effort"]["days"][1] * 1000 / counted
     findings = verdict["findings"]
     if not (findings["mechanical"] or findings["manual"] or findings["blocker"]):
@@ -785,7 +785,7 @@ def test_markdown_carries_the_numbers(rendered: dict[str, str]) -> None:
     for check in report["verification"]:
         assert (f"**{check['title']}**" in markdown.replace("\\", "")) == check["applies"]
     assert "FP32: max abs error \\< 1e-5" in markdown and "BF16/FP16: max abs error \\< 1e-2" in markdown
-    assert "at most 1 person-days per 1,000 lines" in markdown
+    assert "at most 1 person-days per 1,000 lines of code (C/C++/CUDA and Python" in markdown
 
 
 def report_label(report: dict[str, Any], target: str) -> str:

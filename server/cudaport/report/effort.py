@@ -91,6 +91,7 @@ class EffortModel:
     minor: float  # person-days (high end) per 1,000 lines: at most this is a minor change
     moderate: float
     lines_at_least: int  # a smaller tree counts as this many lines
+    code_languages: tuple[str, ...]  # the files whose lines are the code the scale is measured against
     overridden: tuple[str, ...] = ()  # the keys the configuration changed, for the report's assumptions
 
     def days(self, hours: Hours) -> Hours:
@@ -194,7 +195,7 @@ def parse(data: Mapping[str, Any], ruleset: RuleSet) -> EffortModel:
         file_hours[difficulty] = _hours(entry.get("hours"), f"{key}.hours")
     kinds = _kinds(data.get("kind"), defaults, ruleset)
     scale = _table(data.get("scale"), "scale")
-    _no_other_keys(scale, {"minor", "moderate", "lines-at-least"}, "scale")
+    _no_other_keys(scale, {"minor", "moderate", "lines-at-least", "code-languages"}, "scale")
     minor = _number(scale.get("minor"), "scale.minor")
     moderate = _number(scale.get("moderate"), "scale.moderate")
     if not 0 < minor <= moderate:
@@ -202,7 +203,8 @@ def parse(data: Mapping[str, Any], ruleset: RuleSet) -> EffortModel:
     floor = scale.get("lines-at-least")
     if not isinstance(floor, int) or isinstance(floor, bool) or floor < 1:
         raise EffortDataError("scale.lines-at-least", f"must be a whole number of lines, at least 1, not {floor!r}")
-    return EffortModel(per_day, file_hours, kinds, minor, moderate, floor)
+    languages = _strings(scale.get("code-languages"), "scale.code-languages")
+    return EffortModel(per_day, file_hours, kinds, minor, moderate, floor, languages)
 
 
 def _kinds(raw: Any, defaults: Mapping[Difficulty, Cost], ruleset: RuleSet) -> tuple[Kind, ...]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
@@ -34,9 +34,9 @@ from .routes import (
 )
 from .store import FindingStore
 from .tally import Tally
-from .verdict import Scale, judge, rank, ranking_key
+from .verdict import LANGUAGE_WORDS, Scale, judge, rank, ranking_key
 
-LANGUAGE_NAMES = {"c": "C/C++/CUDA", "python": "Python"}
+LANGUAGE_NAMES = LANGUAGE_WORDS
 # Findings of these kinds are constructs matched by their shape (a literal 32, an `asm` block) or the user's own
 # kernels and launches, not API names: they count under their family, never in the list of APIs.
 PATTERN_KINDS = frozenset({"warp", "inline_asm", "kernel", "launch"})
@@ -212,6 +212,7 @@ class Report:
     settings: Settings
     files_scanned: int
     lines_scanned: int
+    code_lines: int  # of the files in the scale's code languages: what the verdict is measured against
     languages: Counter[str]
     skipped: list[Problem]
     errors: list[Problem]
@@ -287,6 +288,7 @@ class ReportBuilder:
         self.store = FindingStore(self.names)
         self.files: list[FileRow] = []
         self.lines = 0
+        self.code_lines = 0
         self.languages: Counter[str] = Counter()
         self.skipped: list[Problem] = []
         self.errors: list[Problem] = []
@@ -309,25 +311,37 @@ class ReportBuilder:
         self.errors.append(Problem(label, reason))
 
     def add(self, results: Sequence[FileFindings]) -> None:
-        """One file's results, one per target (as `runner.scan` streams them); the file's findings are stored
-        compactly and then let go."""
+        """One file's results, one per target (as `runner.scan` streams them)."""
         first = results[0]
         if first.skipped:
             self.skip(first.path, first.skipped)
             return
-        label = first.path
-        for result in results:
-            if result.error:
-                self.errors.append(Problem(label, result.error, result.target))
-        self.lines += first.lines
-        self.languages[first.language] += 1
-        given = {r.target: r.diagnostics for r in results}
-        per_target = {t: given.get(t, []) for t in self.names}
+        errors = {r.target: r.error for r in results if r.error}
+        self.add_file(first.path, first.language, first.lines, {r.target: r.diagnostics for r in results}, errors)
+
+    def add_file(
+        self,
+        label: str,
+        language: str,
+        lines: int,
+        diagnostics: Mapping[str, Sequence[Diagnostic]],
+        errors: Mapping[str, str] | None = None,
+    ) -> None:
+        """One analysed file: its findings per target (in `check`'s order) and the targets whose analysis failed.
+        The findings are stored compactly and counted; nothing else of them is kept."""
+        for target in self.names:
+            if errors and target in errors:
+                self.errors.append(Problem(label, errors[target], target))
+        self.lines += lines
+        if language in self.model.code_languages:
+            self.code_lines += lines
+        self.languages[language] += 1
+        per_target = {t: diagnostics.get(t, ()) for t in self.names}
         row = FileRow(
             label,
             _directory_of(label),
-            first.language,
-            first.lines,
+            language,
+            lines,
             {t: Tally(d.difficulty for d in per_target[t]) for t in self.names},
             {t: sum(1 for d in per_target[t] if d.finding.fixable) for t in self.names},
             {},
@@ -336,9 +350,9 @@ class ReportBuilder:
         groups_here: set[int] = set()
         group_of: dict[int, int] = {}
         costs = {}
-        for target, diagnostics in per_target.items():
+        for target, found in per_target.items():
             self._fixable[target] += row.fixable[target]
-            for diag in diagnostics:
+            for diag in found:
                 group = self._group(diag)
                 group_of[id(diag)] = group
                 groups_here.add(group)
@@ -346,8 +360,8 @@ class ReportBuilder:
                 info.tallies[target].add(diag.difficulty)
                 if diag.finding.replacement:
                     info.replacements[target][diag.finding.replacement] += 1
-            row.effort[target], costs[target] = self.meters[target].file(diagnostics)
-            row.route[target] = self._route(target, label, row.effort[target], diagnostics)
+            row.effort[target], costs[target] = self.meters[target].file(found)
+            row.route[target] = self._route(target, label, row.effort[target], found)
         for group in groups_here:
             self._groups[group].files += 1
         rules = {self._groups[g].rule for g in groups_here}
@@ -412,6 +426,7 @@ class ReportBuilder:
             settings=self.settings,
             files_scanned=len(self.files),
             lines_scanned=self.lines,
+            code_lines=self.code_lines,
             languages=self.languages,
             skipped=self.skipped,
             errors=self.errors,
@@ -450,7 +465,7 @@ class ReportBuilder:
                 with_blockers += 1
         estimate = self.meters[name].estimate
         verdict = judge(
-            estimate, findings, self.lines, len(self.files), with_blockers, needing_person, self._fixable[name]
+            estimate, findings, self.code_lines, len(self.files), with_blockers, needing_person, self._fixable[name]
         )
         plan = recommend(
             self.routes,
@@ -573,20 +588,8 @@ def build_report(
         if label not in scanned_labels:  # a path that could not be read at all: the same error for every target
             builder.error(label, next(iter(reasons.values())))
     for scanned in run.files:
-        given = by_file.get(scanned.label, {})
-        builder.add(
-            [
-                FileFindings(
-                    scanned.label,
-                    scanned.language,
-                    target,
-                    scanned.lines,
-                    given.get(target, []),
-                    error=errors.get(scanned.label, {}).get(target),
-                )
-                for target in run.runs
-            ]
-        )
+        found = by_file.get(scanned.label, {})
+        builder.add_file(scanned.label, scanned.language, scanned.lines, found, errors.get(scanned.label))
     return builder.finish()
 
 

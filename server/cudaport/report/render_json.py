@@ -53,6 +53,7 @@ def iter_json(report: Report) -> Iterator[str]:
             {
                 "files": report.files_scanned,
                 "lines": report.lines_scanned,
+                "code_lines": report.code_lines,
                 "languages": dict(sorted(report.languages.items())),
             },
         ),
@@ -65,7 +66,8 @@ def iter_json(report: Report) -> Iterator[str]:
                 "levels": [
                     {"id": s.id, "title": s.title, "meaning": m} for s, m in scale_meanings(report.effort).items()
                 ],
-                "unit": "person-days (high end of the estimate) per 1,000 lines scanned",
+                "unit": "person-days (high end of the estimate) per 1,000 lines of code",
+                "code_languages": list(report.effort.code_languages),
                 "minor": report.effort.minor,
                 "moderate": report.effort.moderate,
                 "lines_at_least": report.effort.lines_at_least,

@@ -84,8 +84,9 @@ def is_dual_stack(diag: Diagnostic) -> bool:
 @dataclass
 class FileRoute:
     route: str  # "A", "B" or "C"
-    causes: Counter[str]  # B, C: rules (C also "dual-stack"); A: difficulties; what put the file here
+    causes: Counter[str]  # the rules of the findings that put the file here (C also "dual-stack")
     kernels: int = 0  # B: the kernel definitions to rewrite
+    renames: int = 0  # A: the findings `cudaport fix` rewrites
 
 
 def classify(routes: Mapping[str, Route], meter: EffortMeter, diagnostics: Iterable[Diagnostic]) -> FileRoute | None:
@@ -93,7 +94,7 @@ def classify(routes: Mapping[str, Route], meter: EffortMeter, diagnostics: Itera
     rewrite, route_b = Counter[str](), routes["B"]
     stays, route_c = Counter[str](), routes["C"]
     other = Counter[str]()
-    kernels = 0
+    kernels = mechanical = 0
     for diag in diagnostics:
         if is_dual_stack(diag):
             stays["dual-stack"] += 1
@@ -106,13 +107,14 @@ def classify(routes: Mapping[str, Route], meter: EffortMeter, diagnostics: Itera
         elif diag.difficulty == route_c.difficulty:
             stays[diag.rule] += 1
         else:
-            other[diag.difficulty.label] += 1
+            other[diag.rule] += 1
+            mechanical += diag.difficulty == Difficulty.MECHANICAL
     if rewrite:
         return FileRoute("B", rewrite, kernels)
     if stays:
         return FileRoute("C", stays)
     if other:
-        return FileRoute("A", other)
+        return FileRoute("A", other, renames=mechanical)
     return None
 
 
@@ -140,6 +142,7 @@ class RouteShare:
     causes: Counter[str] = field(default_factory=Counter)
     dual_stack_files: int = 0  # files already written for both
     kernels: int = 0
+    renames: int = 0
     coverage: DualStackCoverage | None = None
 
     def add(self, label: str, hours: Hours, file_route: FileRoute) -> None:
@@ -147,6 +150,7 @@ class RouteShare:
         self.hours = self.hours + hours
         self.causes.update(file_route.causes)
         self.kernels += file_route.kernels
+        self.renames += file_route.renames
         if file_route.causes.get("dual-stack"):
             self.dual_stack_files += 1
 
@@ -211,10 +215,12 @@ def recommend(
             done = c.dual_stack_files
             reasons.append(f"{done} already {'build' if done != 1 else 'builds'} for CUDA and {label} side by side")
         return RoutePlan("C", "; ".join(reasons), shares)
-    mechanical = a.causes.get(Difficulty.MECHANICAL.label, 0)
     findings = sum(a.causes.values())
-    why = f"{lead} is renames and adapted calls in {len(a.files)} file{_s(len(a.files))}" + (
-        f" ({mechanical} of their {findings} findings are renames `cudaport fix` applies)" if findings else ""
+    used = ", ".join(f"{family(rule)} ({count})" for rule, count in a.causes.most_common())
+    why = (
+        f"{lead} is in {len(a.files)} file{_s(len(a.files))} whose CUDA dependencies all have a counterpart on "
+        f"{label} ({_first(used, 4)}): {a.renames} of their {findings} findings are renames `cudaport fix` applies, "
+        "the rest are adapted by a person"
     )
     return RoutePlan("A", why, shares)
 

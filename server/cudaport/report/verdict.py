@@ -14,6 +14,8 @@ from ..models import Difficulty
 from .effort import EffortModel, Estimate, Hours
 from .tally import Tally, percent
 
+LANGUAGE_WORDS = {"c": "C/C++/CUDA", "python": "Python"}
+
 
 class Scale(enum.IntEnum):
     ZERO_CHANGE = 0
@@ -32,15 +34,17 @@ class Scale(enum.IntEnum):
 
 def scale_meanings(model: EffortModel) -> dict[Scale, str]:
     minor, moderate = days_text(model.minor), days_text(model.moderate)
+    code = " and ".join(LANGUAGE_WORDS.get(language, language) for language in model.code_languages)
     return {
         Scale.ZERO_CHANGE: "runs unchanged: no finding needs any work (every one is portable, or there is none)",
         Scale.MINOR_CHANGE: (
-            f"the estimate's high end is at most {minor} person-days per 1,000 lines scanned (a tree of fewer "
-            f"than {model.lines_at_least:,} lines counts as {model.lines_at_least:,})"
+            f"the estimate's high end is at most {minor} person-days per 1,000 lines of code ({code}; a tree with "
+            f"fewer counts as {model.lines_at_least:,})"
         ),
-        Scale.MODERATE_CHANGE: f"more than {minor}, at most {moderate} person-days per 1,000 lines",
+        Scale.MODERATE_CHANGE: f"more than {minor}, at most {moderate} person-days per 1,000 lines of code",
         Scale.MAJOR_CHANGE: (
-            f"more than {moderate} person-days per 1,000 lines: a large share of what writing the code anew would cost"
+            f"more than {moderate} person-days per 1,000 lines of code: a large share of what writing the code anew "
+            "would cost"
         ),
     }
 
@@ -67,7 +71,8 @@ def judge(
     files_needing_person: int,
     fixable: int,
 ) -> Verdict:
-    """The verdict for one target from its estimate, with the numbers that explain it."""
+    """The verdict for one target from its estimate and the project's lines of code, with the numbers that explain
+    it."""
     model = estimate.model
     days = estimate.days
     counted = max(lines, model.lines_at_least)
@@ -84,7 +89,7 @@ def judge(
         scale = Scale.MODERATE_CHANGE
     else:
         scale = Scale.MAJOR_CHANGE
-    size = f"{lines} lines scanned" + (f", counted as {counted:,}" if counted != lines else "")
+    size = f"{lines:,} lines of code" + (f", counted as {counted:,}" if counted != lines else "")
     reasons = [f"{days_range(days)} person-days estimated, {days_text(density)} per 1,000 lines ({size})"]
     if blockers:
         reasons.append(
