@@ -3,7 +3,7 @@ the report can start from the top-level folders and open them one level at a tim
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
@@ -43,11 +43,6 @@ class Folder:
     def work(self) -> int:
         """Findings that need any work, over every target."""
         return sum(tally.at_least(Difficulty.MECHANICAL) for tally in self.findings.values())
-
-    def walk(self) -> Iterable[Folder]:
-        yield self
-        for child in self.children:
-            yield from child.walk()
 
 
 def folder_tree(rows: Sequence[FileRow], targets: Sequence[str]) -> Folder:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ..models import Difficulty, Severity
@@ -42,20 +41,6 @@ class Strings:
 
     def __len__(self) -> int:
         return len(self.values)
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One place in one file, read back from the store."""
-
-    file: int
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-    rule: str
-    symbol: str
-    group: int
 
 
 class FindingStore:
@@ -144,39 +129,6 @@ class FindingStore:
         start = self._starts[file]
         end = self._starts[file + 1] if file + 1 < len(self._starts) else len(self._line)
         return range(start, end)
-
-    def row(self, index: int) -> Row:
-        return Row(
-            self._file_of(index),
-            self._line[index],
-            self._column[index],
-            self._end_line[index],
-            self._end_column[index],
-            self.strings[self._rule[index]],
-            self.strings[self._symbol[index]],
-            self._group[index],
-        )
-
-    def _file_of(self, index: int) -> int:
-        low, high = 0, len(self._starts) - 1
-        while low < high:  # the last file whose first row is at or before `index`
-            middle = (low + high + 1) // 2
-            if self._starts[middle] <= index:
-                low = middle
-            else:
-                high = middle - 1
-        return low
-
-    def difficulty(self, target: str, row: int) -> Difficulty | None:
-        value = self._difficulty[target][row]
-        return None if value == ABSENT else Difficulty(value)
-
-    def message(self, target: str, row: int) -> int:
-        return self._message[target][row]
-
-    def replacement(self, target: str, row: int) -> str | None:
-        index = self._replacement[target][row]
-        return None if index == ABSENT else self.strings[index]
 
     def group_of(self, row: int) -> int:
         return self._group[row]
