@@ -94,7 +94,8 @@ def report_memory(
     if baseline is not None:
         runs["baseline"] = {**os.environ, "PYTHONPATH": str(baseline.resolve() / "server")}
     print(f"tree: {tree} ({sum(1 for p in tree.rglob('*') if p.is_file())} files); targets {targets}; jobs={jobs}")
-    print(f"{'copies':>6} {'format':>6} {'run':>9} {'files':>6} {'findings':>9} {'seconds':>8} {'peak MB':>8}")
+    columns = ("copies", "format", "run", "files", "findings", "seconds", "peak MB", "out MB")
+    print(" ".join(f"{c:>{w}}" for c, w in zip(columns, (6, 6, 9, 6, 9, 8, 8, 7), strict=True)))
     worst = 0.0
     try:
         for count in counts:
@@ -106,6 +107,7 @@ def report_memory(
                                "-o", str(out), "--jobs", jobs, "--no-progress"]  # fmt: skip
                     seconds, peak = peak_rss(command, work, env)
                     files = findings = "-"
+                    size = out.stat().st_size / 1e6
                     if fmt == "json":
                         document = json.loads(out.read_text(encoding="utf-8"))
                         files = str(document["scanned"]["files"])
@@ -114,7 +116,8 @@ def report_memory(
                     out.unlink()
                     if name == "this":
                         worst = max(worst, peak) if count == max(counts) else worst
-                    print(f"{count:>6} {fmt:>6} {name:>9} {files:>6} {findings:>9} {seconds:>8.1f} {peak:>8.1f}")
+                    figures = f"{seconds:>8.1f} {peak:>8.1f} {size:>7.1f}"
+                    print(f"{count:>6} {fmt:>6} {name:>9} {files:>6} {findings:>9} {figures}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     met = worst <= MEMORY_LIMIT_MB
