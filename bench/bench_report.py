@@ -77,19 +77,31 @@ def peak_rss(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float,
 
 
 def copies_of(tree: Path, count: int, under: Path) -> Path:
-    """`count` copies of `tree` as hard links (no disk space, the same bytes to read)."""
-    folder = under / f"copies-{count}"
-    if not folder.exists():
-        for index in range(count):
-            shutil.copytree(tree, folder / f"copy{index}", copy_function=os.link, symlinks=True)
+    """`count` copies of `tree` as hard links (no disk space, the same bytes to read), alone in their own folder:
+    the report searches the folder it runs in for headers, which must hold these copies and nothing else."""
+    folder = under / f"copies-{count}" / "tree"
+    for index in range(count):
+        shutil.copytree(tree, folder / f"copy{index}", copy_function=os.link, symlinks=True)
     return folder
+
+
+def scratch_folder() -> Path:
+    """A temporary folder outside any version-control checkout: inside one (a /tmp that someone made a git
+    repository, a checkout's bench/), the report would search the whole checkout for headers and the figures
+    would measure that."""
+    from cudaport.project import checkout_root
+
+    for candidate in (os.environ.get("TMPDIR"), "/var/tmp", tempfile.gettempdir(), "/dev/shm"):
+        if candidate and Path(candidate).is_dir() and checkout_root(Path(candidate)) is None:
+            return Path(tempfile.mkdtemp(prefix="bench-report-memory-", dir=candidate))
+    raise SystemExit("every temporary folder is inside a version-control checkout: set TMPDIR to one that is not")
 
 
 def report_memory(
     tree: Path, counts: list[int], targets: str, formats: list[str], jobs: str, baseline: Path | None
 ) -> int:
     """Peak RSS of `cudaport report` over 1, 2, 4, 8 copies of `tree`, per format, and of a baseline checkout."""
-    work = Path(tempfile.mkdtemp(prefix="bench-report-memory-"))
+    work = scratch_folder()
     runs = {"this": dict(os.environ)}
     if baseline is not None:
         runs["baseline"] = {**os.environ, "PYTHONPATH": str(baseline.resolve() / "server")}
@@ -97,6 +109,7 @@ def report_memory(
     columns = ("copies", "format", "run", "files", "findings", "seconds", "peak MB", "out MB")
     print(" ".join(f"{c:>{w}}" for c, w in zip(columns, (6, 6, 9, 6, 9, 8, 8, 7), strict=True)))
     worst = 0.0
+    print(f"copies under {work}")
     try:
         for count in counts:
             folder = copies_of(tree, count, work)
@@ -105,7 +118,7 @@ def report_memory(
                     out = work / f"{name}-{count}.{fmt}"
                     command = [sys.executable, "-m", "cudaport", "report", folder.name, "--target", targets,
                                "-o", str(out), "--jobs", jobs, "--no-progress"]  # fmt: skip
-                    seconds, peak = peak_rss(command, work, env)
+                    seconds, peak = peak_rss(command, folder.parent, env)
                     files = findings = "-"
                     size = out.stat().st_size / 1e6
                     if fmt == "json":
@@ -117,7 +130,8 @@ def report_memory(
                     if name == "this":
                         worst = max(worst, peak) if count == max(counts) else worst
                     figures = f"{seconds:>8.1f} {peak:>8.1f} {size:>7.1f}"
-                    print(f"{count:>6} {fmt:>6} {name:>9} {files:>6} {findings:>9} {figures}")
+                    print(f"{count:>6} {fmt:>6} {name:>9} {files:>6} {findings:>9} {figures}", flush=True)
+            shutil.rmtree(folder.parent)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     met = worst <= MEMORY_LIMIT_MB

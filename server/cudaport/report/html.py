@@ -31,12 +31,12 @@ from .phrases import (
     TOP_FILES,
     availability_words,
     cheapest_sentence,
-    dual_stack_note,
     languages_text,
     per_1000_lines,
     route_words,
     share_text,
 )
+from .routes import dual_stack_note
 from .svg import Bar, Group, stacked_bars
 from .tally import DIFFICULTIES, Tally, percent
 from .verdict import RANKING_RULE, days_range, scale_meanings

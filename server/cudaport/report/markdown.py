@@ -26,7 +26,6 @@ from .phrases import (
     TOP_WORK,
     availability_words,
     cheapest_sentence,
-    dual_stack_note,
     languages_text,
     per_1000_lines,
     route_words,
@@ -34,6 +33,7 @@ from .phrases import (
     tally_text,
     work_title,
 )
+from .routes import dual_stack_note
 from .tally import DIFFICULTIES
 from .verdict import RANKING_RULE, days_range, days_text, scale_meanings
 

@@ -115,8 +115,3 @@ FILE_ROWS = (
 
 def languages_text(report: Report) -> str:
     return ", ".join(f"{language_name(k)} {v}" for k, v in sorted(report.languages.items())) or "none"
-
-
-def dual_stack_note(count: int, label: str) -> str:
-    """'2 already build for CUDA and HIP'."""
-    return f"{count} already {'builds' if count == 1 else 'build'} for CUDA and {label}"

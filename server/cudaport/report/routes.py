@@ -213,7 +213,7 @@ def recommend(
             )
         if c.dual_stack_files:
             done = c.dual_stack_files
-            reasons.append(f"{done} already {'build' if done != 1 else 'builds'} for CUDA and {label} side by side")
+            reasons.append(dual_stack_note(done, label))
         return RoutePlan("C", "; ".join(reasons), shares)
     findings = sum(a.causes.values())
     used = ", ".join(f"{family(rule)} ({count})" for rule, count in a.causes.most_common())
@@ -223,6 +223,14 @@ def recommend(
         "the rest are adapted by a person"
     )
     return RoutePlan("A", why, shares)
+
+
+def dual_stack_note(count: int, label: str) -> str:
+    """What the engine's `ported` mark says of route C's files, and no more."""
+    return (
+        f"{count} already {'holds' if count == 1 else 'hold'} code written for {label} (a dual-stack branch, a "
+        "portability mapping, or its own definition of a CUDA name)"
+    )
 
 
 def _first(listed: str, count: int) -> str:
