@@ -76,6 +76,19 @@ def peak_rss(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float,
     return elapsed, usage.ru_maxrss / 1024
 
 
+def counted(report: Path) -> tuple[str, str]:
+    """Files scanned and the first target's findings of a JSON report, read in a process of its own: parsed here,
+    a large report would grow this process, and a child started from it inherits its peak (Linux counts the
+    parent's pages in a child's maximum resident set until the child's exec)."""
+    script = (
+        "import json, sys; d = json.load(open(sys.argv[1], encoding='utf-8')); "
+        "print(d['scanned']['files'], next(iter(d['verdicts'].values()))['findings']['total'])"
+    )
+    result = subprocess.run([sys.executable, "-c", script, str(report)], capture_output=True, text=True, check=True)
+    files, findings = result.stdout.split()
+    return files, findings
+
+
 def copies_of(tree: Path, count: int, under: Path) -> Path:
     """`count` copies of `tree` as hard links (no disk space, the same bytes to read), alone in their own folder:
     the report searches the folder it runs in for headers, which must hold these copies and nothing else."""
@@ -119,13 +132,8 @@ def report_memory(
                     command = [sys.executable, "-m", "cudaport", "report", folder.name, "--target", targets,
                                "-o", str(out), "--jobs", jobs, "--no-progress"]  # fmt: skip
                     seconds, peak = peak_rss(command, folder.parent, env)
-                    files = findings = "-"
                     size = out.stat().st_size / 1e6
-                    if fmt == "json":
-                        document = json.loads(out.read_text(encoding="utf-8"))
-                        files = str(document["scanned"]["files"])
-                        first = next(iter(document["verdicts"].values()))
-                        findings = str(first["findings"]["total"])
+                    files, findings = counted(out) if fmt == "json" else ("-", "-")
                     out.unlink()
                     if name == "this":
                         worst = max(worst, peak) if count == max(counts) else worst
