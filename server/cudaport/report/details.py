@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..models import Difficulty
@@ -38,6 +38,7 @@ def availability_list(availability: Availability) -> list[Any]:
 
 
 def payload(report: Report) -> dict[str, Any]:
+    """The details as the page's script reads them (its "rows" a generator: `encode` consumes it once)."""
     names = report.target_names
     store = report.store
     files = [f for f in report.files if f.stored >= 0]
@@ -54,8 +55,9 @@ def payload(report: Report) -> dict[str, Any]:
         # files with findings, heaviest first: [path, lines, tallies per target, routes per target, store index,
         # effort hours [low, high] per target]
         "files": [_file(f, names) for f in files],
-        # a file's findings by its store index: [line, column, group, difficulty digits per target, messages]
-        "rows": [list(store.compact_rows(i)) for i in range(len(store.paths))],
+        # a file's findings by its store index: [line, column, group, difficulty digits per target, messages];
+        # produced as the JSON is written, never all at once
+        "rows": (list(store.compact_rows(i)) for i in range(len(store.paths))),
         "workOfGroup": work_of_group,
         "groupNames": [api.symbol for api in report.apis],  # by group id: the name (a kernel's, a construct's)
         "work": [_work(w, names) for w in report.work],
@@ -64,7 +66,7 @@ def payload(report: Report) -> dict[str, Any]:
     }
 
 
-def encode(data: dict[str, Any]) -> str:
+def encode(data: Mapping[str, Any]) -> str:
     """JSON, deflated (zlib's format, which DecompressionStream('deflate') reads), as base64 text."""
     compressor = zlib.compressobj(9)
     chunks = [compressor.compress(piece.encode("utf-8")) for piece in _json_pieces(data)]
@@ -72,12 +74,13 @@ def encode(data: dict[str, Any]) -> str:
     return base64.b64encode(b"".join(chunks)).decode("ascii")
 
 
-def _json_pieces(data: dict[str, Any]) -> Iterator[str]:
-    """The JSON text key by key, so the whole text is never one string (the rows are the bulk)."""
+def _json_pieces(data: Mapping[str, Any]) -> Iterator[str]:
+    """The JSON text key by key and list item by list item, so neither the text nor the rows (the bulk, given as
+    a generator) are ever whole in memory."""
     yield "{"
     for index, (key, value) in enumerate(data.items()):
         yield ("," if index else "") + json.dumps(key) + ":"
-        if isinstance(value, list) and len(value) > 256:
+        if isinstance(value, (list, Iterator)):
             yield "["
             for position, item in enumerate(value):
                 yield ("," if position else "") + json.dumps(item, ensure_ascii=False, separators=(",", ":"))
