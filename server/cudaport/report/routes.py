@@ -216,7 +216,7 @@ def recommend(
             reasons.append(dual_stack_note(done, label))
         return RoutePlan("C", "; ".join(reasons), shares)
     findings = sum(a.causes.values())
-    used = ", ".join(f"{family(rule)} ({count})" for rule, count in a.causes.most_common())
+    used = ", ".join(f"{name(rule)} ({count})" for rule, count in a.causes.most_common())
     why = (
         f"{lead} is in {len(a.files)} file{_s(len(a.files))} whose CUDA dependencies all have a counterpart on "
         f"{label} ({_first(used, 4)}): {a.renames} of their {findings} findings are renames `cudaport fix` applies, "
