@@ -16,7 +16,6 @@ is what `cudaport check` sees."""
 
 from __future__ import annotations
 
-import bisect
 import functools
 import time
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from tree_sitter import Language, Query, QueryCursor
 
 from .analyzers.base import FileContext, IncrementalProfile, search_windows
+from .findingstore import FindingStore
 from .models import Edit, Finding, Fix
 from .presence import Presence
 from .ruleset import RuleSet
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 _WHOLE_FILE_SHARE = 0.5
 # Findings are looked up by their start; one that starts more than this before a place reaches it only if it is
 # long or has a fix edit elsewhere (tracked apart).
-_NEAR = 4096
+_NEAR = 1024
 _DEFINITIONS = frozenset({"function_definition"})
 _RETURN_DECLARATORS = frozenset({"pointer_declarator", "reference_declarator"})
 
@@ -61,7 +61,7 @@ class Session:
         self.data = data
         self.lines = LineIndex(data)
         self.tree: Any | None = None
-        self.findings: list[Finding] = []
+        self.store = FindingStore()
         # Functions the file declares with names the rule data knows, kept in step with edits like findings.
         self.declarations: list[Declaration] = []
         # Byte ranges changed since the last analysis (current coordinates), findings to find again where they
@@ -73,7 +73,6 @@ class Session:
         self.context: FileContext | None = None
         self.context_stale = False  # an edit touched an #include: the project headers are looked up again
         self.incremental_runs = 0  # incremental analyses since the last whole-file one
-        self._wide: dict[int, Finding] | None = None  # id -> finding reaching far from its start (see _near)
         self.presence = Presence()  # the finders' "does the buffer contain X" tests, kept up to date per edit
 
     # ---- state ----------------------------------------------------------------------------------------------
@@ -82,6 +81,18 @@ class Session:
         if self.language is None or not self.engine.supports(self.language):
             return None
         return self.engine.analyzer(self.language).incremental
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Every finding, sorted by start (the whole list: per keystroke, read `store` by range instead)."""
+        return self.store.all()
+
+    def findings_overlapping(self, start: int, end: int) -> list[Finding]:
+        """The findings whose range meets [start, end] (touching counts), sorted by start."""
+        store = self.store
+        found = [f for f in store.starting_in(start - _NEAR, end + 1, extras=False) if f.end >= start]
+        found += store.extras_where(lambda f: f.start <= end and f.end >= start)
+        return sorted(found, key=Finding.sort_key)
 
     @property
     def current(self) -> bool:
@@ -96,7 +107,7 @@ class Session:
 
     def clear(self) -> None:
         """No findings and no tree (a buffer that is not analysed); the next analysis is a whole-file one."""
-        self.findings = []
+        self.store = FindingStore()
         self.tree = None
         self.declarations = []
         self.dirty = []
@@ -118,31 +129,32 @@ class Session:
         return context
 
     # ---- edits ----------------------------------------------------------------------------------------------
-    def replace_all(self, data: bytes) -> list[Finding]:
+    def replace_all(self, data: bytes) -> None:
         """A whole-buffer change. Editors with full sync send one per keystroke: the common prefix and suffix
         with the current text reduce it to the edit actually made, so such clients get incremental analysis too."""
         old = self.data
         if data == old:
-            return []
+            return
         prefix = _common_prefix(old, data)
         suffix = _common_suffix(old, data, prefix)
-        return self.edit(prefix, len(old) - suffix, data[prefix : len(data) - suffix])
+        self.edit(prefix, len(old) - suffix, data[prefix : len(data) - suffix])
 
-    def edit(self, start: int, end: int, text: bytes) -> list[Finding]:
-        """Replace bytes [start, end) with `text`. Returns the findings kept whose line or column moved."""
+    def edit(self, start: int, end: int, text: bytes) -> None:
+        """Replace bytes [start, end) with `text`."""
         old = self.data
         start = max(0, min(start, len(old)))
         end = max(start, min(end, len(old)))
         if old[start:end] == text:
-            return []
+            return
         lines = self.lines
         new_end = start + len(text)
         data = old[:start] + text + old[end:]
         self.presence.edited(old, data, start, end, text)
         profile = self.profile
         if profile is not None and not self.needs_full:
-            touched_old = (old.rfind(b"\n", 0, start) + 1, _line_end(old, end))
-            touched_new = (touched_old[0], _line_end(data, new_end))
+            # The edited lines, whole and with the lines a backslash continues (one directive can span several).
+            touched_old = search_windows(old, [(start, end)])[0]
+            touched_new = search_windows(data, [(start, new_end)])[0]
             if _file_wide_change(profile, old, data, touched_old, touched_new):
                 self.needs_full = True  # a directive, import or suppression: findings anywhere may change
             elif profile.context_lines is not None and _touches(
@@ -191,68 +203,7 @@ class Session:
                 refresh.append(kept_range)
             else:
                 dirty.append(covering(lo, hi))  # edited in the meantime: analysed with the edit
-        # Messages of already-ported code name the line of the directive that selects the target's path: when
-        # lines come or go before it, those findings are found again where they are (they are few).
-        lines_moved = text.count(b"\n") != old.count(b"\n", start, end) or b"\r" in text or b"\r" in old[start:end]
-        edit_line_end = _line_end(data, new_end)
-        # Findings are sorted by start: those that start well before the edit neither move nor touch it, unless
-        # they are long or carry a fix edit away from themselves (few: `self._wide`).
-        findings = self.findings
-        first = bisect.bisect_left(_Starts(findings), start - _NEAR)
-        kept: list[Finding] = findings[:first]
-        touched_early = set()
-        # A file's one finding of a file-level rule (the first kernel without a runtime include) touched: the next
-        # first one may be anywhere, so the whole file is analysed again.
-        file_level = profile.file_level if profile is not None else frozenset()
-        for finding in self._wide_before(first).values():
-            if touched_by(finding, start, end):
-                dirty.append(covering(finding.start, finding.end))
-                touched_early.add(id(finding))
-                self.needs_full = self.needs_full or finding.rule in file_level
-            else:
-                _moved(finding, end, delta)  # its fix may reach past the edit
-        if touched_early:
-            kept = [f for f in kept if id(f) not in touched_early]
-        shifted: list[Finding] = []
-        # Past this, a finding can only touch the edit through a fix edit far from it (a wide one): the rest move.
-        cut = bisect.bisect_right(_Starts(findings), end + _NEAR, first)
-        wide = self._wide_findings()
-        for finding in findings[first:cut]:
-            if touched_by(finding, start, end):
-                # The change touches the finding or its fix: it is found again (or not) by re-analysis.
-                dirty.append(covering(finding.start, finding.end))
-                wide.pop(id(finding), None)
-                self.needs_full = self.needs_full or finding.rule in file_level
-                continue
-            after = finding.start > end
-            if after and lines_moved and finding.data.get("ported"):
-                refresh.append((finding.start + delta, finding.end + delta))
-                wide.pop(id(finding), None)
-                continue
-            kept.append(_moved(finding, end, delta))
-            if after and (lines_moved or finding.start <= edit_line_end):
-                shifted.append(finding)  # its line or column moved; before the change nothing moves
-        tail = findings[cut:]
-        for finding in tail:
-            if id(finding) in wide and touched_by(finding, start, end):
-                dirty.append(covering(finding.start, finding.end))
-                del wide[id(finding)]
-                self.needs_full = self.needs_full or finding.rule in file_level
-                continue
-            if lines_moved and finding.data.get("ported"):
-                refresh.append((finding.start + delta, finding.end + delta))
-                wide.pop(id(finding), None)
-                continue
-            if delta:
-                finding.start += delta
-                finding.end += delta
-                fix = finding.fix
-                if fix is not None:
-                    finding.fix = Fix(fix.title, _shifted_edits(fix.edits, end, delta), fix.applicability)
-            kept.append(finding)
-        if lines_moved:
-            shifted.extend(f for f in tail if f.start > end)
-        self.findings = kept
+        self._move_findings(start, end, delta, text, old, dirty, refresh)
         self.dirty = dirty
         self.refresh = refresh
         declarations: list[Declaration] = []
@@ -264,37 +215,87 @@ class Session:
             else:
                 declarations.append((*kept_range, name, definition))
         self.declarations = declarations
-        return shifted
 
-    # ---- finding the findings an edit or a window touches, without a pass over all of them -------------------
-    def _wide_findings(self) -> dict[int, Finding]:
-        """Findings longer than _NEAR, or with a fix edit more than _NEAR from them (an include a fix adds at the
-        top): the only ones a bisection by start cannot place. Recomputed after the findings change."""
-        if self._wide is None:
-            self._wide = {id(f): f for f in self.findings if _is_wide(f)}
-        return self._wide
+    def _move_findings(
+        self,
+        start: int,
+        end: int,
+        delta: int,
+        text: bytes,
+        old: bytes,
+        dirty: list[tuple[int, int]],
+        refresh: list[tuple[int, int]],
+    ) -> None:
+        """The findings after a change of old[start:end] to `text`: those it touches are dropped (their ranges
+        are analysed again), the others moved. Only findings near the change are looked at one by one; the blocks
+        after it owe a shift (see cudaport.findingstore)."""
+        store = self.store
+        profile = self.profile
+        file_level = profile.file_level if profile is not None else frozenset()
+        # Messages of already-ported code name the line of the directive that selects the target's path: when
+        # lines come or go before it, those findings are found again where they are (they are few: extras).
+        lines_moved = text.count(b"\n") != old.count(b"\n", start, end) or b"\r" in text or b"\r" in old[start:end]
+        # An ordinary finding is shorter than _NEAR and its fix edits lie within _NEAR of it: one that starts
+        # more than 2 * _NEAR before the change cannot touch it.
+        for finding in store.starting_in(start - 2 * _NEAR, start, extras=False):
+            if touched_by(finding, start, end):
+                store.remove(finding)
+                dirty.append(_covering(finding, start, end, delta))
+            else:
+                _moved(finding, end, delta)  # a fix edit may lie after the change
+        # From the change to the end of its line (whose columns move) and _NEAR beyond: one by one; after that,
+        # whole blocks move (their lines by the same count, their columns not at all).
+        old_line_end = _line_end(old, end)
+        hi = max(end + _NEAR, old_line_end) + 1
+        near = store.pop(start, hi)
+        store.shift(hi - 1, delta)
+        kept = []
+        for finding in near:
+            if touched_by(finding, start, end):
+                dirty.append(_covering(finding, start, end, delta))
+            else:
+                kept.append(_moved(finding, end, delta))
+        store.insert(kept)
+        if store.extras:
+            line_end = _line_end(self.data, start + len(text))
+            gone = []
+            for finding in store.extras:
+                if touched_by(finding, start, end):
+                    # The change touches the finding or its fix: it is found again (or not) by re-analysis; the
+                    # file's one finding of a file-level rule may be anywhere next, so the whole file is.
+                    dirty.append(_covering(finding, start, end, delta))
+                    gone.append(finding)
+                    self.needs_full = self.needs_full or finding.rule in file_level
+                    continue
+                after = finding.start > end
+                if after and lines_moved and finding.data.get("ported"):
+                    refresh.append((finding.start + delta, finding.end + delta))
+                    gone.append(finding)
+                    continue
+                _moved(finding, end, delta)
+                if after and (lines_moved or finding.start <= line_end):
+                    store.moved_extra(finding)  # its line or column moved
+            if gone:
+                ids = {id(f) for f in gone}
+                store.pop_extras(lambda f: id(f) in ids)
+            store.resort_extras()
 
-    def _wide_before(self, index: int) -> dict[int, Finding]:
-        wide = self._wide_findings()
-        if not wide:
-            return wide
-        return {key: f for key, f in wide.items() if bisect.bisect_left(_Starts(self.findings), f.start) < index}
-
+    # ---- finding the findings a window touches, without a pass over all of them ----------------------------------
     def _near(self, windows: list[tuple[int, int]]) -> list[Finding]:
         """The findings that touch (overlap or are adjacent to) one of the windows, themselves or by a fix edit."""
-        findings = self.findings
-        starts = _Starts(findings)
+        store = self.store
         found: dict[int, Finding] = {}
         for lo, hi in windows:
-            first = bisect.bisect_left(starts, lo - _NEAR)
-            last = bisect.bisect_right(starts, hi)
-            for finding in findings[first:last]:
+            for finding in store.starting_in(lo - 2 * _NEAR, hi + 1, extras=False):
                 if _touched(finding, [(lo, hi)]):
                     found[id(finding)] = finding
-        for key, finding in self._wide_findings().items():
-            if key not in found and _touched(finding, windows):
-                found[key] = finding
+        for finding in store.extras:
+            if _touched(finding, windows):
+                found[id(finding)] = finding
         return list(found.values())
+
+    def _starting_in(self, windows: list[tuple[int, int]]) -> list[Finding]:
+        return [f for lo, hi in windows for f in self.store.starting_in(lo, hi)]
 
     # ---- analysis -------------------------------------------------------------------------------------------
     def analyse(self, whole_file: bool = False, incremental: bool = True) -> Outcome:
@@ -328,7 +329,6 @@ class Session:
         self.analysed = True
 
     def _full(self, tree: Any) -> None:
-        self._wide = None
         engine = self.engine
         language = self.language
         assert language is not None
@@ -336,9 +336,18 @@ class Session:
         self.context_stale = False
         findings, tree = engine.check_data(self.data, language, self.path, tree, self.context)
         self.tree = tree
-        self.findings = sorted(findings, key=Finding.sort_key)
+        self.store = self._store(sorted(findings, key=Finding.sort_key))
         profile = self.profile
         self.declarations = _declarations(tree, profile, engine.ruleset, None) if profile is not None else []
+
+    def _store(self, findings: list[Finding]) -> FindingStore:
+        profile = self.profile
+        file_level = profile.file_level if profile is not None else frozenset()
+
+        def apart(finding: Finding) -> bool:
+            return _is_wide(finding) or "ported" in finding.data or finding.rule in file_level
+
+        return FindingStore(findings, apart)
 
     def _incremental(self, profile: IncrementalProfile) -> int | None:
         """Re-analyse what changed; the number of windows analysed, or None when the whole file should be."""
@@ -358,19 +367,17 @@ class Session:
         root = tree.root_node
         widened = [_widen(root, old_tree.root_node, lo, hi, profile) for lo, hi in ranges]
         windows = search_windows(data, widened + self.refresh)
-        kept: list[Finding] = []
-        dropped: list[Finding] = []
         for _ in range(4):
             # A finding analysed again must be found again in full (its trigger may lie at its end: `tid & 31`),
             # and one that reaches into the windows from outside must be analysed again.
-            kept, dropped = _split(self.findings, windows)
+            dropped = self._starting_in(windows)
             grow = [(f.start, f.end) for f in self._near(windows) if not _starts_in(windows, f.start)]
             grow += [(f.start, f.end) for f in dropped if not _inside(windows, f.start, f.end)]
             if not grow:
                 break
             windows = search_windows(data, windows + grow)
         else:
-            kept, dropped = _split(self.findings, windows)  # the windows grew on the last round
+            dropped = self._starting_in(windows)  # the windows grew on the last round
         if sum(hi - lo for lo, hi in windows) > _WHOLE_FILE_SHARE * len(data):
             return None
         # Only where the text or its syntax changed can a declaration have come or gone, or a definition have
@@ -389,21 +396,19 @@ class Session:
             self.context = context
             self.context_stale = False
         fresh, _ = engine.check_data(data, language, self.path, tree, self.context, ranges=windows)
+        store = self.store
         if profile.file_level:
             here = [f for f in fresh if f.rule in profile.file_level]
-            there = [f for f in kept if f.rule in profile.file_level]
+            there = store.extras_where(lambda f: f.rule in profile.file_level and not _starts_in(windows, f.start))
             if any(f.rule in profile.file_level for f in dropped) or (
                 here and (not there or min(f.start for f in here) < min(f.start for f in there))
             ):
                 return None  # the file's one finding of such a rule is in the windows, or moves into them
             fresh = [f for f in fresh if f.rule not in profile.file_level]
-        merged = _spliced(kept, sorted(fresh, key=Finding.sort_key), windows)
-        if self._wide is not None:
-            # The wide findings that were analysed again are gone; the fresh ones may be wide themselves.
-            wide = {key: f for key, f in self._wide.items() if not _starts_in(windows, f.start)}
-            wide.update((id(f), f) for f in fresh if _is_wide(f))
-            self._wide = wide
-        self.findings = merged
+        for lo, hi in windows:
+            store.pop(lo, hi)
+        store.pop_extras(lambda f: _starts_in(windows, f.start))
+        store.insert(sorted(fresh, key=Finding.sort_key))
         self.declarations = sorted([d for d in self.declarations if not _starts_in(windows, d[0])] + declared)
         return len(windows)
 
@@ -507,61 +512,8 @@ def _query(language: Language, source: str) -> Query:
 
 
 # ---- bookkeeping ----------------------------------------------------------------------------------------------
-class _Starts:
-    """The findings' start offsets as a sequence for bisect, without building a list of them."""
-
-    __slots__ = ("_findings",)
-
-    def __init__(self, findings: list[Finding]) -> None:
-        self._findings = findings
-
-    def __len__(self) -> int:
-        return len(self._findings)
-
-    def __getitem__(self, index: int) -> int:
-        return self._findings[index].start
-
-
 def _starts_in(windows: list[tuple[int, int]], offset: int) -> bool:
     return any(lo <= offset < hi for lo, hi in windows)
-
-
-def _spliced(kept: list[Finding], fresh: list[Finding], windows: list[tuple[int, int]]) -> list[Finding]:
-    """`kept` (sorted, none starting in a window) with `fresh` (sorted, all starting in one) put in their places:
-    no sort of the whole list on every keystroke."""
-    if not all(_starts_in(windows, f.start) for f in fresh):
-        return sorted(kept + fresh, key=Finding.sort_key)  # an analyzer reported outside the windows
-    starts = _Starts(kept)
-    merged: list[Finding] = []
-    position = 0
-    index = 0
-    for lo, hi in windows:
-        cut = bisect.bisect_left(starts, lo, position)
-        merged.extend(kept[position:cut])
-        position = cut
-        while index < len(fresh) and fresh[index].start < hi:
-            merged.append(fresh[index])
-            index += 1
-    merged.extend(kept[position:])
-    merged.extend(fresh[index:])
-    return merged
-
-
-def _split(findings: list[Finding], windows: list[tuple[int, int]]) -> tuple[list[Finding], list[Finding]]:
-    """(findings that start outside the windows, those that start inside). Findings are kept sorted by start, so
-    each window's findings are one slice: no per-finding test on every keystroke of a large file."""
-    starts = _Starts(findings)
-    kept: list[Finding] = []
-    dropped: list[Finding] = []
-    position = 0
-    for lo, hi in windows:  # sorted and disjoint (search_windows merges them)
-        first = bisect.bisect_left(starts, lo, position)
-        last = bisect.bisect_left(starts, hi, first)
-        kept.extend(findings[position:first])
-        dropped.extend(findings[first:last])
-        position = last
-    kept.extend(findings[position:])
-    return kept, dropped
 
 
 def _touched(finding: Finding, windows: list[tuple[int, int]]) -> bool:
@@ -596,8 +548,10 @@ def _is_wide(finding: Finding) -> bool:
     return fix is not None and any(e.start < finding.start - _NEAR or e.end > finding.end + _NEAR for e in fix.edits)
 
 
-def _shifted_edits(edits: tuple[Edit, ...], end: int, delta: int) -> tuple[Edit, ...]:
-    return tuple(Edit(e.start + delta, e.end + delta, e.text) if e.start > end else e for e in edits)
+def _covering(finding: Finding, start: int, end: int, delta: int) -> tuple[int, int]:
+    """A finding's range, touched by a change of [start, end), in new coordinates grown over what replaced it."""
+    lo, hi = finding.start, finding.end
+    return min(lo, start), max(hi + delta if hi > end else end + delta, end + delta)
 
 
 def _moved(finding: Finding, end: int, delta: int) -> Finding:

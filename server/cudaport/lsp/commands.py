@@ -12,7 +12,7 @@ of open documents, and rewrite through Engine.fix_data, as `cudaport fix` does."
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -21,10 +21,8 @@ from ..files import Excluded, Skipped, SourcePath, discover
 from ..ruleset import load_ruleset
 from ..source import UTF8, UTF8_BOM, LineIndex, SkipFile, read_source
 from . import edits as byte_edits
-from .features import register_command
-
-if TYPE_CHECKING:
-    from .server import CudaportServer
+from .client import Client
+from .store import Store
 
 log = logging.getLogger(__name__)
 
@@ -36,17 +34,17 @@ _ANNOTATION = "cudaport.safe-rewrites"
 
 
 class Commands:
-    def __init__(self, server: CudaportServer) -> None:
-        self.server = server
-        register_command(server, MIGRATE, self.migrate_workspace)
-        register_command(server, SUMMARY, self.summary)
-        register_command(server, TARGETS, self.targets)
+    """The commands; they work on the whole workspace: the store (configuration, open documents) and the client."""
+
+    def __init__(self, store: Store, client: Client) -> None:
+        self.store = store
+        self.client = client
 
     # ---- the targets the rule data declares -----------------------------------------------------------------------
     def targets(self) -> list[dict[str, Any]]:
         """What the editor offers and labels: every target of the rule data (extra rule files included)."""
-        folders = self.server.configuration.folders
-        resolved = self.server.configuration.resolve_directory(folders[-1]) if folders else None
+        folders = self.store.configuration.folders
+        resolved = self.store.configuration.resolve_directory(folders[-1]) if folders else None
         ruleset = resolved.engine.ruleset if resolved is not None else load_ruleset()
         return [
             {
@@ -80,14 +78,14 @@ class Commands:
         result: dict[str, Any] = {"files": len(changes), "fixes": fixes, "skipped": skipped, "applied": False}
         if skipped:
             names = ", ".join(skipped[:5]) + (" and more" if len(skipped) > 5 else "")
-            self.server.show_message(
+            self.client.show_message(
                 f"cudaport: {len(skipped)} file(s) not in UTF-8 were left out ({names}); `cudaport fix` rewrites them "
                 "in their own encoding",
                 types.MessageType.Warning,
             )
         if not changes:
             return result
-        response = await self.server.workspace_apply_edit_async(
+        response = await self.client.apply_edit(
             types.ApplyWorkspaceEditParams(
                 edit=self._workspace_edit(changes, fixes), label=f"cudaport: {fixes} safe rewrites"
             )
@@ -100,8 +98,8 @@ class Commands:
         self, source_path: SourcePath, skipped: list[str]
     ) -> tuple[str, int | None, list[types.TextEdit], int] | None:
         uri = from_fs_path(str(source_path.path)) or source_path.path.as_uri()
-        document = self.server.documents.get(uri)
-        resolved = self.server.configuration.resolve(source_path.path)
+        document = self.store.documents.get(uri)
+        resolved = self.store.configuration.resolve(source_path.path)
         if document is not None:
             data, version, lines = document.data, document.version, document.lines
         else:
@@ -120,17 +118,16 @@ class Commands:
             return None
         if fixed == data:
             return None
-        text_edits = byte_edits.text_edits(lines, byte_edits.difference(data, fixed), self.server.unit)
+        text_edits = byte_edits.text_edits(lines, byte_edits.difference(data, fixed), self.store.unit)
         return uri, version, text_edits, applied
 
     def _workspace_edit(
         self, changes: list[tuple[str, int | None, list[types.TextEdit]]], fixes: int
     ) -> types.WorkspaceEdit:
-        workspace = self.server.client_capabilities.workspace
-        capabilities = workspace.workspace_edit if workspace is not None else None
-        if capabilities is None or not capabilities.document_changes:
+        capabilities = self.store.capabilities
+        if not capabilities.document_changes:
             return types.WorkspaceEdit(changes={uri: text_edits for uri, _, text_edits in changes})
-        annotated = bool(capabilities.change_annotation_support)
+        annotated = capabilities.change_annotations
         document_changes: list[types.TextDocumentEdit] = []
         for uri, version, text_edits in changes:
             edits: list[types.TextEdit | types.AnnotatedTextEdit] = [
@@ -157,10 +154,10 @@ class Commands:
         from .. import runner
         from ..report import build_report, render
 
-        folders = self.server.configuration.folders
+        folders = self.store.configuration.folders
         if not folders:
             return "# cudaport\n\nOpen a folder to summarise its migration.\n"
-        resolved = self.server.configuration.resolve_directory(folders[-1])
+        resolved = self.store.configuration.resolve_directory(folders[-1])
         settings = resolved.settings
         targets = [settings.target, *(t for t in resolved.engine.ruleset.targets if t != settings.target)]
         paths = [str(folder) for folder in folders]
@@ -169,7 +166,7 @@ class Commands:
         return render(report, "md")
 
     def _files(self) -> list[SourcePath]:
-        configuration = self.server.configuration
+        configuration = self.store.configuration
         seen: set[str] = set()
         found: list[SourcePath] = []
         for folder in configuration.folders:

@@ -19,6 +19,7 @@ from ..session import Session
 from ..source import LineIndex
 from .languages import detect_language
 from .positions import to_offset
+from .render import RenderedDiagnostics
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -42,10 +43,9 @@ class Document:
     analysed_version: int | None = None  # the version the findings describe
     config_token: object | None = None  # the configuration they were found under
     changed_at: float | None = None  # when the oldest change not yet reflected in published diagnostics arrived
-    # Diagnostics already built (JSON form), by finding: a keystroke moves few findings' LSP positions, and the
-    # others' diagnostics are sent again as they were. The key says what they were built for.
-    rendered: dict[int, Any] = field(default_factory=dict)  # id(finding) -> diagnostics.Rendered
-    rendered_for: tuple[object, ...] = ()
+    # Its diagnostics as sent, kept rendered between keystrokes (see cudaport.lsp.render).
+    rendered: RenderedDiagnostics = field(default_factory=RenderedDiagnostics)
+    held: bool = False  # edited since its last save while the editor asks for diagnostics on save only
     # Pull diagnostics' resultId: a new one, unique in the process, whenever the findings are recomputed (a
     # document closed and reopened must not answer a stale pull with "unchanged").
     result_id: int = field(default_factory=lambda: next_result_id())
@@ -89,12 +89,10 @@ class Document:
         return self.data[start:end].decode("utf-8", "replace")
 
     def replace_bytes(self, start: int, end: int, text: bytes) -> None:
-        for finding in self.session.edit(start, end, text):
-            self.rendered.pop(id(finding), None)  # its line or column moved
+        self.session.edit(start, end, text)
 
     def replace_all(self, data: bytes) -> None:
-        for finding in self.session.replace_all(data):
-            self.rendered.pop(id(finding), None)
+        self.session.replace_all(data)
 
 
 _RESULT_IDS = itertools.count(1)

@@ -4,68 +4,49 @@ rates for the configured target here (and why), and the fix cudaport offers."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from ..models import Difficulty, Finding
 from ..ruleset import REMOVED, Rule, RuleSet, Symbol
 from .configuration import Resolved
-from .documents import Document
-from .features import register
 from .languages import profile
 from .positions import to_offset, to_range
-
-if TYPE_CHECKING:
-    from .server import CudaportServer
+from .store import Snapshot
 
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _KINDS = {"device_function": "device function", "enum_value": "enum value", "define": "macro", "pattern": "construct"}
 
 
-class Hover:
-    def __init__(self, server: CudaportServer) -> None:
-        self.server = server
-        register(server, types.TEXT_DOCUMENT_HOVER, self.hover)
-
-    def _markdown(self) -> bool:
-        text_document = self.server.client_capabilities.text_document
-        hover = text_document.hover if text_document is not None else None
-        formats = hover.content_format if hover is not None else None
-        return not formats or types.MarkupKind.Markdown in formats
-
-    def hover(self, params: types.HoverParams) -> types.Hover | None:
-        document = self.server.documents.get(params.text_document.uri)
-        if document is None or document.language is None:
+def hover(snapshot: Snapshot, position: types.Position) -> types.Hover | None:
+    """What the CUDA name under the cursor is and how it ports (None: nothing cudaport knows is there)."""
+    if snapshot.language is None or snapshot.skipped is not None:
+        return None
+    unit = snapshot.unit
+    offset = to_offset(snapshot.lines, position, unit)
+    finding = _finding_at(snapshot, offset)
+    markdown = snapshot.capabilities.markdown_hover
+    if finding is not None:
+        text = describe(snapshot.resolved, finding.symbol, finding, markdown)
+        span = (finding.start, finding.end)
+    else:
+        word = _word_at(snapshot, offset)
+        if word is None:
             return None
-        self.server.diagnostics.bring_up_to_date(document)
-        if document.skipped is not None:
-            return None
-        unit = self.server.unit
-        offset = to_offset(document.lines, params.position, unit)
-        resolved = self.server.resolve(document)
-        finding = _finding_at(document.findings, offset)
-        markdown = self._markdown()
-        if finding is not None:
-            text = describe(resolved, finding.symbol, finding, markdown)
-            span = (finding.start, finding.end)
-        else:
-            word = _word_at(document, offset)
-            if word is None:
-                return None
-            start, end, name = word
-            text = describe(resolved, name, None, markdown)
-            span = (start, end)
-        if text is None:
-            return None
-        kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
-        return types.Hover(
-            contents=types.MarkupContent(kind=kind, value=text),
-            range=to_range(document.lines, span[0], span[1], unit),
-        )
+        start, end, name = word
+        text = describe(snapshot.resolved, name, None, markdown)
+        span = (start, end)
+    if text is None:
+        return None
+    kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
+    return types.Hover(
+        contents=types.MarkupContent(kind=kind, value=text),
+        range=to_range(snapshot.lines, span[0], span[1], unit),
+    )
 
 
-def _finding_at(findings: list[Finding], offset: int) -> Finding | None:
+def _finding_at(snapshot: Snapshot, offset: int) -> Finding | None:
+    findings = snapshot.findings_overlapping(offset, offset)
     inside = [f for f in findings if f.start <= offset < f.end]
     if not inside:
         inside = [f for f in findings if f.start <= offset <= f.end]
@@ -73,16 +54,17 @@ def _finding_at(findings: list[Finding], offset: int) -> Finding | None:
     return min(inside, key=lambda f: f.end - f.start) if inside else None
 
 
-def _word_at(document: Document, offset: int) -> tuple[int, int, str] | None:
+def _word_at(snapshot: Snapshot, offset: int) -> tuple[int, int, str] | None:
     """A name the rule data knows under the cursor, outside comments and strings (no finding there: a rule that is
     switched off, a suppressed line, a name in a position that does not count)."""
-    line = document.lines.line_of(offset)
-    start = document.lines.line_start(line)
-    for match in _WORD.finditer(document.data, start, document.lines.line_end(line)):
+    lines = snapshot.lines
+    line = lines.line_of(offset)
+    start = lines.line_start(line)
+    for match in _WORD.finditer(snapshot.data, start, lines.line_end(line)):
         if match.start() <= offset <= match.end():
-            if document.tree is not None and document.language is not None:
-                node = document.tree.root_node.descendant_for_byte_range(match.start(), match.end())
-                if node is not None and node.type in profile(document.language).literals:
+            if snapshot.tree is not None and snapshot.language is not None:
+                node = snapshot.tree.root_node.descendant_for_byte_range(match.start(), match.end())
+                if node is not None and node.type in profile(snapshot.language).literals:
                     return None
             return match.start(), match.end(), match.group(0).decode()
     return None

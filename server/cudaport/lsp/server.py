@@ -23,16 +23,18 @@ from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
-from . import logs
-from .code_actions import CodeActions
-from .commands import Commands
-from .configuration import Configuration, Resolved
+from . import code_actions, logs
+from . import diagnostics as diagnostics_feature
+from . import hover as hover_feature
+from .client import Client
+from .commands import MIGRATE, SUMMARY, TARGETS, Commands
 from .diagnostics import Diagnostics
-from .documents import Document, DocumentStore
+from .documents import uri_path
+from .features import register, register_command
 from .framing import Frame, FrameReader
-from .hover import Hover
 from .protocol import CudaportProtocol, converter_factory
 from .settings import EditorSettings
+from .store import Store
 from .sync import TextSync
 from .workspace_diagnostics import WorkspaceDiagnostics
 
@@ -40,6 +42,8 @@ log = logging.getLogger(__name__)
 
 
 class CudaportServer(LanguageServer):
+    """pygls' server with cudaport's protocol, the shared store, and the handlers registered on them."""
+
     def __init__(self) -> None:
         super().__init__(
             "cudaport",
@@ -48,38 +52,105 @@ class CudaportServer(LanguageServer):
             protocol_cls=CudaportProtocol,
             converter_factory=converter_factory,
         )
-        self.shutdown_requested = False
-        self.unit = "utf-16"  # LineIndex column unit of the negotiated position encoding (set at initialize)
         self.log_handler = logs.ClientLogHandler(self.window_log_message)
-        self.configuration = Configuration(report=self._show_configuration_problem)
-        self.documents = DocumentStore(lambda path: self.configuration.resolve(path).engine)
-        self.diagnostics = Diagnostics(self)
-        self.workspace_diagnostics = WorkspaceDiagnostics(self)
-        self.editor_settings = EditorSettings(self)
-        self.text_sync = TextSync(self)
-        self.code_actions = CodeActions(self)
-        self.hover = Hover(self)
-        self.commands = Commands(self)
+        self.store = Store(report=self._show_configuration_problem, tell=self._show_message)
+        self.client = Client(self, lambda: self.store.capabilities)
+        _register_handlers(self)
 
-    def resolve(self, document: Document) -> Resolved:
-        return self.configuration.resolve(document.path)
+    @property
+    def shutdown_requested(self) -> bool:
+        return self.store.shutdown_requested
 
-    def show_message(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
-        self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+    def _show_message(self, message: str, kind: types.MessageType) -> None:
+        self.client.show_message(message, kind)
 
     def _show_configuration_problem(self, message: str) -> None:
-        self.show_message(message, types.MessageType.Error)
-
-    def request_diagnostic_refresh(self) -> None:
-        """Ask a pull client to pull again (when it supports being asked)."""
-        workspace = self.client_capabilities.workspace
-        diagnostics = workspace.diagnostics if workspace is not None else None
-        if diagnostics is not None and diagnostics.refresh_support:
-            self.workspace_diagnostic_refresh(None)
+        self.client.show_message(message, types.MessageType.Error)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         # pygls would pop up a message for every malformed message; a log entry is the right weight.
         log.error("%s: %s", getattr(source, "__name__", source), error)
+
+
+def _register_handlers(server: CudaportServer) -> None:
+    """Thin handlers: each takes what its feature needs from the store (a snapshot of one document, or the
+    store for workspace-wide work) and hands it over; the features never see the server or each other."""
+    store, client = server.store, server.client
+    diagnostics = Diagnostics(store, client)
+    workspace = WorkspaceDiagnostics(store, client)
+    settings = EditorSettings(store, client, diagnostics, workspace, server.log_handler)
+    sync = TextSync(store, diagnostics, settings, workspace)
+    commands = Commands(store, client)
+
+    # ---- life cycle and configuration ---------------------------------------------------------------------
+    def initialize(params: types.InitializeParams) -> None:
+        settings.initialize(params, server.workspace.position_encoding, _folders(server))
+
+    async def initialized(params: types.InitializedParams) -> None:
+        await settings.initialized()
+
+    register(server, types.INITIALIZE, initialize)
+    register(server, types.INITIALIZED, initialized)
+    register(server, types.SHUTDOWN, lambda params: settings.shutdown())
+    register(server, types.WORKSPACE_DID_CHANGE_CONFIGURATION, settings.did_change_configuration)
+    register(server, types.WORKSPACE_DID_CHANGE_WATCHED_FILES, settings.did_change_watched_files)
+    register(
+        server,
+        types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS,
+        lambda params: settings.workspace_folders_changed(_folders(server)),
+    )
+
+    # ---- documents ----------------------------------------------------------------------------------------
+    register(server, types.TEXT_DOCUMENT_DID_OPEN, sync.did_open)
+    register(server, types.TEXT_DOCUMENT_DID_CHANGE, sync.did_change)
+    register(server, types.TEXT_DOCUMENT_DID_SAVE, sync.did_save, types.SaveOptions(include_text=False))
+    register(server, types.TEXT_DOCUMENT_DID_CLOSE, sync.did_close)
+
+    # ---- requests on one document: a snapshot each ----------------------------------------------------------
+    def pull(params: types.DocumentDiagnosticParams) -> Any:
+        snapshot = store.snapshot(params.text_document.uri)
+        if snapshot is not None:
+            diagnostics.pulled(snapshot.document)
+        return diagnostics_feature.pull(snapshot, params.previous_result_id)
+
+    def hover(params: types.HoverParams) -> types.Hover | None:
+        snapshot = store.snapshot(params.text_document.uri)
+        return hover_feature.hover(snapshot, params.position) if snapshot is not None else None
+
+    def code_action(params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        snapshot = store.snapshot(params.text_document.uri)
+        if snapshot is None:
+            return None
+        return code_actions.code_actions(snapshot, params.range, params.context.only)
+
+    def code_action_resolve(action: types.CodeAction) -> types.CodeAction:
+        return code_actions.resolve(store.snapshot(code_actions.resolved_uri(action)), action)
+
+    pull_options = types.DiagnosticOptions(
+        identifier=diagnostics_feature.IDENTIFIER, inter_file_dependencies=True, workspace_diagnostics=True
+    )
+    register(server, types.TEXT_DOCUMENT_DIAGNOSTIC, pull, pull_options)
+    register(server, types.TEXT_DOCUMENT_HOVER, hover)
+    register(server, types.TEXT_DOCUMENT_CODE_ACTION, code_action, code_actions.OPTIONS)
+    register(server, types.CODE_ACTION_RESOLVE, code_action_resolve)
+
+    # ---- the workspace ------------------------------------------------------------------------------------
+    register(server, types.WORKSPACE_DIAGNOSTIC, workspace.workspace_diagnostic)
+    register_command(server, MIGRATE, commands.migrate_workspace)
+    register_command(server, SUMMARY, commands.summary)
+    register_command(server, TARGETS, commands.targets)
+
+
+def _folders(server: LanguageServer) -> list[Path]:
+    """The workspace folders the client named (else its root)."""
+    workspace = server.workspace
+    folders = [uri_path(folder.uri) for folder in workspace.folders.values()]
+    found = [f for f in folders if f is not None]
+    if not found and workspace.root_uri:
+        root = uri_path(workspace.root_uri)
+        if root is not None:
+            found.append(root)
+    return found
 
 
 def create_server() -> CudaportServer:

@@ -8,20 +8,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 
 from ..config import CONFIG_FILES
 from ..files import file_kinds
 from . import logs
+from .capabilities import ClientCapabilities
+from .client import Client
+from .diagnostics import Diagnostics
 from .documents import uri_path
-from .features import register
 from .options import EditorOptions, parse_options
 from .positions import unit_for
-
-if TYPE_CHECKING:
-    from .server import CudaportServer
+from .store import Store
+from .workspace_diagnostics import WorkspaceDiagnostics
 
 log = logging.getLogger(__name__)
 
@@ -30,44 +31,56 @@ _POLL_SECONDS = 2.0
 
 
 class EditorSettings:
-    def __init__(self, server: CudaportServer) -> None:
-        self.server = server
+    """The configuration as the editor changes it. A change re-checks every open document (through
+    `diagnostics`) and wakes held workspace-diagnostic requests (`workspace`)."""
+
+    def __init__(
+        self,
+        store: Store,
+        client: Client,
+        diagnostics: Diagnostics,
+        workspace: WorkspaceDiagnostics,
+        log_handler: logs.ClientLogHandler,
+    ) -> None:
+        self.store = store
+        self.log_handler = log_handler
+        self.client = client
+        self.diagnostics = diagnostics
+        self.workspace = workspace
         self._poller: asyncio.Task[None] | None = None
-        register(server, types.INITIALIZE, self.initialize)
-        register(server, types.INITIALIZED, self.initialized)
-        register(server, types.WORKSPACE_DID_CHANGE_CONFIGURATION, self.did_change_configuration)
-        register(server, types.WORKSPACE_DID_CHANGE_WATCHED_FILES, self.did_change_watched_files)
-        register(server, types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS, self.did_change_workspace_folders)
-        register(server, types.SHUTDOWN, self.shutdown)
 
     # ---- start-up -----------------------------------------------------------------------------------------
-    def initialize(self, params: types.InitializeParams) -> None:
-        self.server.unit = unit_for(self.server.workspace.position_encoding)
-        configuration = self.server.configuration
-        configuration.set_folders(self._folders())
+    def initialize(
+        self, params: types.InitializeParams, encoding: types.PositionEncodingKind | str | None, folders: list[Path]
+    ) -> None:
+        store = self.store
+        store.unit = unit_for(encoding)
+        store.capabilities = ClientCapabilities.of(params.capabilities)
+        configuration = store.configuration
+        configuration.set_folders(folders)
         options, problems = parse_options(params.initialization_options, "initializationOptions")
         configuration.initialization = options
-        logs.set_level(self.server.log_handler, options.log_level)
+        logs.set_level(self.log_handler, options.log_level)
         for problem in problems:
             configuration.report(f"cudaport: {problem}")
         client = params.client_info.name if params.client_info is not None else "an unnamed client"
         log.info(
             "cudaport language server for %s; columns in %s; %s diagnostics",
             client,
-            self.server.unit,
-            "pull" if self.server.diagnostics.pull_mode else "push",
+            store.unit,
+            "pull" if store.capabilities.pull_diagnostics else "push",
         )
 
-    async def initialized(self, params: types.InitializedParams) -> None:
-        self.server.log_handler.ready()
+    async def initialized(self) -> None:
+        self.log_handler.ready()
         await self._register_for_changes()
         if await self._pull_configuration():
             self._changed()
         if not self._watching_files:
             self._poller = asyncio.ensure_future(self._poll_config_files())
 
-    def shutdown(self, params: None) -> None:
-        self.server.shutdown_requested = True
+    def shutdown(self) -> None:
+        self.store.shutdown_requested = True
         if self._poller is not None:
             self._poller.cancel()
 
@@ -75,10 +88,9 @@ class EditorSettings:
     _watching_files = False
 
     async def _register_for_changes(self) -> None:
-        workspace = self.server.client_capabilities.workspace
+        capabilities = self.store.capabilities
         registrations = []
-        watched = workspace.did_change_watched_files if workspace is not None else None
-        if watched is not None and watched.dynamic_registration:
+        if capabilities.watched_files_registration:
             watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in CONFIG_FILES]
             watchers += [types.FileSystemWatcher(glob_pattern=g) for g in file_kinds().watch_globs()]
             registrations.append(
@@ -88,8 +100,7 @@ class EditorSettings:
                     register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
                 )
             )
-        changed = workspace.did_change_configuration if workspace is not None else None
-        if changed is not None and changed.dynamic_registration:
+        if capabilities.configuration_registration:
             registrations.append(
                 types.Registration(
                     id="cudaport-configuration",
@@ -101,7 +112,7 @@ class EditorSettings:
             return
         try:
             await asyncio.wait_for(
-                self.server.client_register_capability_async(types.RegistrationParams(registrations=registrations)),
+                self.client.register(types.RegistrationParams(registrations=registrations)),
                 timeout=10,
             )
         except Exception as exc:  # a client that refuses: configuration files are polled instead
@@ -112,16 +123,15 @@ class EditorSettings:
     # ---- the editor's settings ----------------------------------------------------------------------------
     async def _pull_configuration(self) -> bool:
         """Ask for the `cudaport` section, globally and per folder; whether anything differs from before."""
-        workspace = self.server.client_capabilities.workspace
-        if workspace is None or not workspace.configuration:
+        if not self.store.capabilities.configuration:
             return False
-        configuration = self.server.configuration
+        configuration = self.store.configuration
         folders = list(configuration.folders)
         items = [types.ConfigurationItem(section=SECTION)]
         items += [types.ConfigurationItem(scope_uri=folder.as_uri(), section=SECTION) for folder in folders]
         try:
             answer = await asyncio.wait_for(
-                self.server.workspace_configuration_async(types.ConfigurationParams(items=items)), timeout=10
+                self.client.configuration(types.ConfigurationParams(items=items)), timeout=10
             )
         except Exception as exc:
             log.warning("workspace/configuration failed (%s): keeping the current settings", exc)
@@ -142,9 +152,8 @@ class EditorSettings:
         return before != (configuration.workspace, configuration.per_folder)
 
     async def did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:
-        configuration = self.server.configuration
-        workspace = self.server.client_capabilities.workspace
-        if workspace is not None and workspace.configuration:
+        configuration = self.store.configuration
+        if self.store.capabilities.configuration:
             await self._pull_configuration()
         else:
             options, problems = parse_options(params.settings, "didChangeConfiguration")
@@ -154,7 +163,7 @@ class EditorSettings:
         self._changed()
 
     def did_change_watched_files(self, params: types.DidChangeWatchedFilesParams) -> None:
-        configuration = self.server.configuration
+        configuration = self.store.configuration
         config_changed = False
         for change in params.changes:
             path = uri_path(change.uri)
@@ -168,37 +177,37 @@ class EditorSettings:
             log.info("a configuration file changed: re-checking every open document")
             self._changed()
         else:
-            self.server.workspace_diagnostics.workspace_changed()
+            self.workspace.workspace_changed()
 
-    def did_change_workspace_folders(self, params: types.DidChangeWorkspaceFoldersParams) -> None:
-        self.server.configuration.set_folders(self._folders())
+    def workspace_folders_changed(self, folders: list[Path]) -> None:
+        self.store.configuration.set_folders(folders)
         self._changed()
 
     def header_changed(self, path: Path) -> None:
         """A portability header (`#define cudaMalloc hipMalloc`) changes what its includers' findings mean."""
-        for engine in self.server.configuration.engines():
+        for engine in self.store.configuration.engines():
             if engine.project is not None:
                 engine.project.invalidate(path)
         name = path.name.encode()
-        for document in self.server.documents:
+        for document in self.store.documents:
             if document.language == "c" and name in document.data:
                 document.session.context = None
-                self.server.diagnostics.changed_elsewhere(document)
+                self.diagnostics.changed_elsewhere(document)
 
     # ---- after any change ---------------------------------------------------------------------------------
     def _changed(self) -> None:
-        configuration = self.server.configuration
+        configuration = self.store.configuration
         configuration.invalidate()
         configuration.forget_reports()
-        logs.set_level(self.server.log_handler, configuration.options_for(None).log_level)
-        for document in self.server.documents:
-            self.server.resolve(document)  # reports a broken configuration now, not at the next keystroke
-        self.server.diagnostics.relint_all()
-        self.server.workspace_diagnostics.workspace_changed()
+        logs.set_level(self.log_handler, configuration.options_for(None).log_level)
+        for document in self.store.documents:
+            self.store.resolve(document)  # reports a broken configuration now, not at the next keystroke
+        self.diagnostics.relint_all()
+        self.workspace.workspace_changed()
 
     def config_files_may_have_changed(self) -> None:
         """For clients that do not watch files for us: called on saves and by the poller."""
-        if self.server.configuration.files_changed():
+        if self.store.configuration.files_changed():
             log.info("a configuration file changed on disk: re-checking every open document")
             self._changed()
 
@@ -209,13 +218,3 @@ class EditorSettings:
                 self.config_files_may_have_changed()
             except Exception:
                 log.exception("checking configuration files failed")
-
-    def _folders(self) -> list[Path]:
-        workspace = self.server.workspace
-        folders = [uri_path(folder.uri) for folder in workspace.folders.values()]
-        found = [f for f in folders if f is not None]
-        if not found and workspace.root_uri:
-            root = uri_path(workspace.root_uri)
-            if root is not None:
-                found.append(root)
-        return found

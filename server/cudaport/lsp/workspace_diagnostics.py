@@ -16,7 +16,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -24,12 +24,12 @@ from pygls.uris import from_fs_path
 from ..files import Excluded, Skipped, SourcePath, discover
 from ..models import Difficulty
 from ..source import LineIndex
+from .client import Client
 from .configuration import Resolved
-from .features import register
+from .diagnostics import diagnostics_of
 from .protocol import PreparedJSON
-
-if TYPE_CHECKING:
-    from .server import CudaportServer
+from .render import DiagnosticBuilder
+from .store import Store, style
 
 log = logging.getLogger(__name__)
 
@@ -41,10 +41,12 @@ _PARKED_RESCAN = 60.0  # a held request looks again this often even without news
 
 
 class WorkspaceDiagnostics:
-    def __init__(self, server: CudaportServer) -> None:
-        self.server = server
+    """workspace/diagnostic over the store (configuration and open documents), answering through the client."""
+
+    def __init__(self, store: Store, client: Client) -> None:
+        self.store = store
+        self.client = client
         self._changed = asyncio.Event()
-        register(server, types.WORKSPACE_DIAGNOSTIC, self.workspace_diagnostic)
 
     def workspace_changed(self) -> None:
         """Something that can change the workspace's diagnostics happened: wake held requests."""
@@ -98,8 +100,8 @@ class WorkspaceDiagnostics:
         finally:
             if token is not None:
                 message = f"cancelled after {done} of {len(files)} files" if cancelled else f"{done} files checked"
-                self.server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
-                self.server.work_done_progress.tokens.pop(token, None)
+                self.client.progress.end(token, types.WorkDoneProgressEnd(message=message))
+                self.client.progress.tokens.pop(token, None)
         log.info("workspace diagnostics: %d of %d files%s", done, len(files), " (cancelled)" if cancelled else "")
         return PreparedJSON(items=items)
 
@@ -125,7 +127,7 @@ class WorkspaceDiagnostics:
         return PreparedJSON(items=[])
 
     def _files(self) -> Iterator[tuple[SourcePath, Resolved]]:
-        configuration = self.server.configuration
+        configuration = self.store.configuration
         seen: set[Path] = set()
         for folder in configuration.folders:
             for item in discover([str(folder)], configuration.resolve_directory(folder).settings):
@@ -139,14 +141,13 @@ class WorkspaceDiagnostics:
 
     def _report(self, source_path: SourcePath, resolved: Resolved, previous: dict[str, str]) -> Report | None:
         uri = from_fs_path(str(source_path.path)) or source_path.path.as_uri()
-        diagnostics = self.server.diagnostics
-        document = self.server.documents.get(uri)
-        if document is not None:
-            diagnostics.refresh(document)
+        snapshot = self.store.snapshot(uri)
+        if snapshot is not None:
+            document = snapshot.document
             result_id = f"open:{document.version}:{document.result_id}"
             if previous.get(uri) == result_id:
                 return {"kind": "unchanged", "uri": uri, "resultId": result_id, "version": document.version}
-            items = diagnostics.diagnostics_of(document)
+            items = diagnostics_of(snapshot)
             return {"kind": "full", "uri": uri, "items": items, "version": document.version, "resultId": result_id}
         try:
             stat = source_path.path.stat()
@@ -162,16 +163,16 @@ class WorkspaceDiagnostics:
             log.info("workspace diagnostics: %s: %s", source_path.label, result.skipped or result.error)
         items = []
         if result.source is not None:
-            build = diagnostics.builder(LineIndex(result.source.data), resolved).build
+            looks = style(resolved, self.store.capabilities, self.store.unit)
+            build = DiagnosticBuilder(LineIndex(result.source.data), looks).build
             items = [build(f) for f in result.findings if show_portable or f.difficulty > Difficulty.PORTABLE]
         return {"kind": "full", "uri": uri, "items": items, "version": None, "resultId": result_id}
 
     # ---- progress -----------------------------------------------------------------------------------------
     async def _begin_progress(self, token: types.ProgressToken | None, total: int) -> types.ProgressToken | None:
-        progress = self.server.work_done_progress
+        progress = self.client.progress
         if token is None:
-            window = self.server.client_capabilities.window
-            if window is None or not window.work_done_progress:
+            if not self.store.capabilities.work_done_progress:
                 return None
             token = f"cudaport-workspace-{uuid.uuid4()}"
             try:
@@ -189,13 +190,13 @@ class WorkspaceDiagnostics:
 
     def _report_progress(self, token: types.ProgressToken, done: int, total: int, label: str) -> None:
         percentage = int(done * 100 / total) if total else 100
-        self.server.work_done_progress.report(
+        self.client.progress.report(
             token, types.WorkDoneProgressReport(message=f"{done}/{total} {label}", percentage=percentage)
         )
 
     def _cancelled(self, token: types.ProgressToken) -> bool:
-        future = self.server.work_done_progress.tokens.get(token)
+        future = self.client.progress.tokens.get(token)
         return future is not None and future.cancelled()
 
     def _send_partial(self, token: types.ProgressToken, reports: list[Report]) -> None:
-        self.server.protocol.notify(types.PROGRESS, PreparedJSON(token=token, value={"items": list(reports)}))
+        self.client.partial_result(token, {"items": list(reports)})

@@ -1,0 +1,261 @@
+"""The findings of an edited buffer, kept so that an edit costs what it touches, not the number of findings.
+
+Findings are sorted by start and held in blocks of about `_BLOCK`. An edit moves every block after it by a pending
+shift (one integer per block, applied to the block's findings and their fix edits when the block is next read):
+typing near the top of a file with 5,000 findings changes ~80 integers, not 5,000 findings and their fixes. Each
+block has a version, new whenever its findings change other than by such a shift, so a front end can keep what it
+made of a block (rendered diagnostics) until then; a shifted block's lines all move by the same count.
+
+A few findings cannot move with a block: one with a fix edit far from it (the #include a fix adds at the top of
+the file), one whose message names another line (code already ported names the directive that selects the
+target's path), a file-level one. Those are kept apart ("extras", sorted by start), always at their current
+offsets, moved one by one on every edit, each with its own version."""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import itertools
+from collections.abc import Callable, Iterable, Iterator
+
+from .models import Edit, Finding, Fix
+
+_BLOCK = 64
+_VERSIONS = itertools.count(1)
+
+
+def next_version() -> int:
+    return next(_VERSIONS)
+
+
+class Block:
+    """Consecutive findings and the shift their offsets still owe."""
+
+    __slots__ = ("items", "shift", "version")
+
+    def __init__(self, items: list[Finding]) -> None:
+        self.items = items
+        self.shift = 0
+        self.version = next(_VERSIONS)
+
+    @property
+    def start(self) -> int:
+        return self.items[0].start + self.shift
+
+    @property
+    def last_start(self) -> int:
+        return self.items[-1].start + self.shift
+
+    def settled(self) -> list[Finding]:
+        """The findings at their current offsets (the pending shift applied to them and their fixes)."""
+        delta = self.shift
+        if delta:
+            self.shift = 0
+            for finding in self.items:
+                finding.start += delta
+                finding.end += delta
+                fix = finding.fix
+                if fix is not None:
+                    edits = tuple(Edit(e.start + delta, e.end + delta, e.text) for e in fix.edits)
+                    finding.fix = Fix(fix.title, edits, fix.applicability)
+        return self.items
+
+
+class _BlockStarts:
+    """The blocks' current first starts as a sequence for bisect."""
+
+    __slots__ = ("_blocks",)
+
+    def __init__(self, blocks: list[Block]) -> None:
+        self._blocks = blocks
+
+    def __len__(self) -> int:
+        return len(self._blocks)
+
+    def __getitem__(self, index: int) -> int:
+        return self._blocks[index].start
+
+
+class _Starts:
+    __slots__ = ("_findings",)
+
+    def __init__(self, findings: list[Finding]) -> None:
+        self._findings = findings
+
+    def __len__(self) -> int:
+        return len(self._findings)
+
+    def __getitem__(self, index: int) -> int:
+        return self._findings[index].start
+
+
+class FindingStore:
+    def __init__(self, findings: Iterable[Finding] = (), special: Callable[[Finding], bool] | None = None) -> None:
+        """`findings` sorted by Finding.sort_key; `special(finding)`: whether it is kept apart (see above)."""
+        self._special = special or (lambda finding: False)
+        ordinary: list[Finding] = []
+        self.extras: list[Finding] = []
+        self.extra_versions: dict[int, int] = {}
+        for finding in findings:
+            if self._special(finding):
+                self._add_extra_at_end(finding)
+            else:
+                ordinary.append(finding)
+        self.blocks = [Block(ordinary[i : i + _BLOCK]) for i in range(0, len(ordinary), _BLOCK)]
+        self._count = len(ordinary)
+        self._flat: list[Finding] | None = None
+
+    # ---- reading ------------------------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return self._count + len(self.extras)
+
+    def all(self) -> list[Finding]:
+        """Every finding, at its current offsets, sorted (settles every block: not for every keystroke)."""
+        if self._flat is None:
+            ordinary = [f for block in self.blocks for f in block.settled()]
+            self._flat = list(heapq.merge(ordinary, self.extras, key=Finding.sort_key)) if self.extras else ordinary
+        return self._flat
+
+    def starting_in(self, lo: int, hi: int, extras: bool = True) -> list[Finding]:
+        """The findings that start in [lo, hi): ordinary ones in order, then (with `extras`) the extras."""
+        found = [f for block in self._blocks_over(lo, hi) for f in block.settled() if lo <= f.start < hi]
+        if extras:
+            found.extend(self._extras_in(lo, hi))
+        return found
+
+    def extras_where(self, test: Callable[[Finding], bool]) -> list[Finding]:
+        return [f for f in self.extras if test(f)]
+
+    # ---- changing -----------------------------------------------------------------------------------------------
+    def pop(self, lo: int, hi: int) -> list[Finding]:
+        """Remove and return the ordinary findings that start in [lo, hi)."""
+        taken: list[Finding] = []
+        blocks = self.blocks
+        index = max(0, bisect.bisect_left(_BlockStarts(blocks), lo) - 1)
+        while index < len(blocks) and blocks[index].start < hi:
+            block = blocks[index]
+            if block.last_start < lo:
+                index += 1
+                continue
+            items = block.settled()
+            first = bisect.bisect_left(_Starts(items), lo)
+            last = bisect.bisect_left(_Starts(items), hi, first)
+            if first == last:
+                index += 1
+                continue
+            taken.extend(items[first:last])
+            del items[first:last]
+            block.version = next(_VERSIONS)
+            if items:
+                index += 1
+            else:
+                del blocks[index]
+        self._count -= len(taken)
+        if taken:
+            self._flat = None
+        return taken
+
+    def remove(self, finding: Finding) -> None:
+        """Remove one ordinary finding (at its current offsets)."""
+        for block in self._blocks_over(finding.start, finding.start + 1):
+            items = block.settled()
+            for index, item in enumerate(items):
+                if item is finding:
+                    del items[index]
+                    block.version = next(_VERSIONS)
+                    if not items:
+                        self.blocks.remove(block)
+                    self._count -= 1
+                    self._flat = None
+                    return
+        raise ValueError("not in the store")
+
+    def pop_extras(self, test: Callable[[Finding], bool]) -> list[Finding]:
+        taken = [f for f in self.extras if test(f)]
+        if taken:
+            ids = {id(f) for f in taken}
+            self.extras = [f for f in self.extras if id(f) not in ids]
+            for key in ids:
+                del self.extra_versions[key]
+            self._flat = None
+        return taken
+
+    def shift(self, after: int, delta: int) -> None:
+        """Ordinary findings that start after `after` move by `delta` (their fix edits with them). Blocks wholly
+        after it only owe the shift; one that straddles it is moved finding by finding."""
+        if not delta:
+            return
+        blocks = self.blocks
+        index = bisect.bisect_right(_BlockStarts(blocks), after)
+        if index > 0 and blocks[index - 1].last_start > after:
+            block = blocks[index - 1]
+            for finding in block.settled():
+                if finding.start > after:
+                    _move(finding, delta)
+            block.version = next(_VERSIONS)
+        for block in blocks[index:]:
+            block.shift += delta
+        self._flat = None
+
+    def insert(self, findings: Iterable[Finding]) -> None:
+        """Put findings (at current offsets) in their places."""
+        for finding in findings:
+            if self._special(finding):
+                self._insert_extra(finding)
+                continue
+            self._count += 1
+            blocks = self.blocks
+            if not blocks:
+                blocks.append(Block([finding]))
+                continue
+            index = max(0, bisect.bisect_right(_BlockStarts(blocks), finding.start) - 1)
+            key = finding.sort_key()
+            while index > 0 and blocks[index].settled()[0].sort_key() > key:
+                index -= 1  # a tie on the start: the order of the whole list stays that of sort_key
+            block = blocks[index]
+            items = block.settled()
+            bisect.insort(items, finding, key=Finding.sort_key)
+            block.version = next(_VERSIONS)
+            if len(items) > 2 * _BLOCK:
+                blocks[index : index + 1] = [Block(items[:_BLOCK]), Block(items[_BLOCK:])]
+        self._flat = None
+
+    def moved_extra(self, finding: Finding) -> None:
+        """An extra whose line or column may have changed: what was made of it is stale."""
+        self.extra_versions[id(finding)] = next(_VERSIONS)
+
+    # ---- internals ----------------------------------------------------------------------------------------------
+    def _blocks_over(self, lo: int, hi: int) -> Iterator[Block]:
+        blocks = self.blocks
+        index = max(0, bisect.bisect_left(_BlockStarts(blocks), lo) - 1)
+        while index < len(blocks) and blocks[index].start < hi:
+            if blocks[index].last_start >= lo:
+                yield blocks[index]
+            index += 1
+
+    def _extras_in(self, lo: int, hi: int) -> list[Finding]:
+        extras = self.extras
+        first = bisect.bisect_left(_Starts(extras), lo)
+        last = bisect.bisect_left(_Starts(extras), hi, first)
+        return extras[first:last]
+
+    def _add_extra_at_end(self, finding: Finding) -> None:
+        self.extras.append(finding)
+        self.extra_versions[id(finding)] = next(_VERSIONS)
+
+    def _insert_extra(self, finding: Finding) -> None:
+        bisect.insort(self.extras, finding, key=Finding.sort_key)
+        self.extra_versions[id(finding)] = next(_VERSIONS)
+
+    def resort_extras(self) -> None:
+        """After extras were moved one by one (their order never changes: an edit moves all those after it)."""
+        self._flat = None
+
+
+def _move(finding: Finding, delta: int) -> None:
+    finding.start += delta
+    finding.end += delta
+    fix = finding.fix
+    if fix is not None:
+        edits = tuple(Edit(e.start + delta, e.end + delta, e.text) for e in fix.edits)
+        finding.fix = Fix(fix.title, edits, fix.applicability)

@@ -1,0 +1,56 @@
+"""What the server sends to the editor on its own initiative (notifications and requests), for the features that
+need to: publish diagnostics, ask a pull client to pull again, show a message, apply a workspace edit, report
+progress. Features get this and a snapshot or the store, not the server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.progress import Progress
+
+from .capabilities import ClientCapabilities
+from .protocol import PreparedJSON, RawJSON
+
+
+class Client:
+    def __init__(self, server: LanguageServer, capabilities: Callable[[], ClientCapabilities]) -> None:
+        """`capabilities()`: what the client said it can do (known once it has initialised)."""
+        self._server = server
+        self._capabilities = capabilities
+
+    def publish(self, uri: str, version: int | None, diagnostics_json: str) -> None:
+        """textDocument/publishDiagnostics with the diagnostics already serialised (a JSON array)."""
+        version_json = "null" if version is None else str(version)
+        params = f'{{"uri":{json.dumps(uri)},"version":{version_json},"diagnostics":{diagnostics_json}}}'
+        self._server.protocol.notify(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, RawJSON(params))
+
+    def clear(self, uri: str) -> None:
+        self._server.protocol.notify(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, PreparedJSON(uri=uri, diagnostics=[]))
+
+    def refresh_diagnostics(self) -> None:
+        """Ask a pull client to pull again (when it supports being asked)."""
+        if self._capabilities().diagnostic_refresh:
+            self._server.workspace_diagnostic_refresh(None)
+
+    def show_message(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        self._server.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+    def partial_result(self, token: types.ProgressToken, value: dict[str, Any]) -> None:
+        self._server.protocol.notify(types.PROGRESS, PreparedJSON(token=token, value=value))
+
+    @property
+    def progress(self) -> Progress:
+        return self._server.work_done_progress
+
+    async def apply_edit(self, params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        return await self._server.workspace_apply_edit_async(params)
+
+    async def configuration(self, params: types.ConfigurationParams) -> Any:
+        return await self._server.workspace_configuration_async(params)
+
+    async def register(self, params: types.RegistrationParams) -> None:
+        await self._server.client_register_capability_async(params)

@@ -1,0 +1,211 @@
+"""Findings as LSP diagnostics in JSON form, and the diagnostics of a document kept rendered between keystrokes.
+
+Everything in a diagnostic but its range is the same for every finding with the same rule, message and rating
+(all the `cudaMalloc`s of a file), so that part is built and serialised once and shared. A document's findings are
+held in blocks (cudaport.findingstore): each block's diagnostics are rendered once, as one JSON text with its line
+numbers left as `%d` slots, and kept until the block's findings change. An edit above a block moves all its lines
+by the same count, which refills the slots (a C-level `%`); an edit elsewhere leaves its text as it was. A
+document's list is those texts joined: for 5,000 findings, a join and one block rendered again per keystroke."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from lsprotocol import types
+from lsprotocol.converters import get_converter
+
+from ..findingstore import Block, FindingStore
+from ..models import Difficulty, Finding
+from ..ruleset import RuleSet
+from ..source import LineIndex
+
+IDENTIFIER = "cudaport"
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    """What a diagnostic's JSON depends on besides its finding."""
+
+    unit: str  # the negotiated position encoding's column unit
+    target: str
+    ruleset: RuleSet
+    code_descriptions: bool  # whether the client shows `codeDescription` links
+    show_portable: bool
+
+    @property
+    def key(self) -> tuple[object, ...]:
+        return (self.unit, self.target, id(self.ruleset), self.code_descriptions, self.show_portable)
+
+
+class DiagnosticBuilder:
+    """One finding's diagnostic, as a dict or as JSON text with its two line numbers as `%d` slots."""
+
+    # (rule, message, ratings, target, ...) -> (the shared part as a dict, its JSON without the braces, `%` doubled)
+    _shared: ClassVar[dict[tuple[object, ...], tuple[dict[str, Any], str]]] = {}
+
+    def __init__(self, lines: LineIndex, style: Style) -> None:
+        self.lines = lines
+        self.style = style
+
+    def build(self, finding: Finding) -> dict[str, Any]:
+        position = self.lines.position
+        unit = self.style.unit
+        line, column = position(finding.start, unit)
+        end_line, end_column = position(finding.end, unit)
+        return {
+            "range": {
+                "start": {"line": line, "character": column},
+                "end": {"line": end_line, "character": end_column},
+            },
+            **self._constant_part(finding)[0],
+        }
+
+    def template(self, finding: Finding) -> tuple[str, int, int]:
+        """(the diagnostic's JSON with `%d` for its start and end lines, start line, end line)."""
+        position = self.lines.position
+        unit = self.style.unit
+        line, column = position(finding.start, unit)
+        end_line, end_column = position(finding.end, unit)
+        text = (
+            f'{{"range":{{"start":{{"line":%d,"character":{column}}},"end":{{"line":%d,"character":{end_column}}}}},'
+            f"{self._constant_part(finding)[1]}}}"
+        )
+        return text, line, end_line
+
+    def _constant_part(self, finding: Finding) -> tuple[dict[str, Any], str]:
+        fixable = finding.fixable
+        style = self.style
+        key = (
+            finding.rule,
+            finding.message,
+            finding.difficulty,
+            finding.severity,
+            finding.symbol,
+            finding.replacement,
+            fixable,
+            style.target,
+            style.code_descriptions,
+            id(style.ruleset),
+        )
+        shared = self._shared.get(key)
+        if shared is not None:
+            return shared
+        difficulty = finding.difficulty.label
+        ruleset = style.ruleset
+        symbol = ruleset.symbols.get(finding.symbol)
+        part: dict[str, Any] = {
+            "message": f"[{difficulty}] {finding.message}",
+            "severity": int(finding.severity),
+            "code": finding.rule,
+            "source": IDENTIFIER,
+            "data": {
+                "difficulty": difficulty,
+                "target": style.target,
+                "symbol": finding.symbol,
+                "replacement": finding.replacement,
+                "fixable": fixable,
+            },
+        }
+        url = ruleset.rule_url(finding.rule) if style.code_descriptions else ""
+        if url:
+            part["codeDescription"] = {"href": url}
+        if symbol is not None and (symbol.deprecated or symbol.removed):
+            part["tags"] = [int(types.DiagnosticTag.Deprecated)]
+        if len(self._shared) > 50_000:
+            self._shared.clear()
+        shared = (part, json.dumps(part, separators=(",", ":"))[1:-1].replace("%", "%%"))
+        self._shared[key] = shared
+        return shared
+
+
+def as_lsp(diagnostic: dict[str, Any]) -> types.Diagnostic:
+    """The lsprotocol form, for the few places that embed a diagnostic in a typed message (code actions)."""
+    result: types.Diagnostic = _CONVERTER.structure(diagnostic, types.Diagnostic)
+    return result
+
+
+_CONVERTER = get_converter()
+
+
+class _BlockText:
+    """A block's diagnostics as JSON: the text, the template it was filled from and the lines it was filled with."""
+
+    __slots__ = ("block", "count", "line", "lines", "template", "text", "version")
+
+    def __init__(self, block: Block, builder: DiagnosticBuilder, lines: LineIndex) -> None:
+        self.block = block
+        self.version = block.version
+        shown = [f for f in block.settled() if builder.style.show_portable or f.difficulty > Difficulty.PORTABLE]
+        templates = []
+        numbers: list[int] = []
+        for finding in shown:
+            template, line, end_line = builder.template(finding)
+            templates.append(template)
+            numbers += (line, end_line)
+        self.template = ",".join(templates)
+        self.lines = tuple(numbers)
+        self.text = self.template % self.lines
+        self.count = len(shown)
+        self.line = lines.line_of(block.start)  # the first finding's line (shown or not): what an edit above moves
+
+    def current(self, lines: LineIndex) -> str:
+        line = lines.line_of(self.block.start)
+        if line != self.line:
+            moved = line - self.line
+            self.lines = tuple(number + moved for number in self.lines)
+            self.text = self.template % self.lines
+            self.line = line
+        return self.text
+
+
+class RenderedDiagnostics:
+    """The diagnostics of one document's findings, kept rendered between keystrokes (see the module's text)."""
+
+    def __init__(self) -> None:
+        self._style: tuple[object, ...] | None = None
+        self._blocks: dict[int, _BlockText] = {}
+        self._extras: dict[int, tuple[Finding, int, str]] = {}  # id -> (finding, version, JSON)
+        self.count = 0  # diagnostics in the last list rendered
+
+    def json(self, store: FindingStore, lines: LineIndex, style: Style) -> str:
+        """The diagnostics of `store`'s findings as a JSON array."""
+        if style.key != self._style:
+            self._style = style.key
+            self._blocks = {}
+            self._extras = {}
+        builder = DiagnosticBuilder(lines, style)
+        parts: list[str] = []
+        count = 0
+        blocks: dict[int, _BlockText] = {}
+        cache = self._blocks
+        for block in store.blocks:
+            entry = cache.get(id(block))
+            if entry is None or entry.block is not block or entry.version != block.version:
+                entry = _BlockText(block, builder, lines)
+                text = entry.text
+            else:
+                text = entry.current(lines)
+            blocks[id(block)] = entry
+            if entry.count:
+                parts.append(text)
+                count += entry.count
+        self._blocks = blocks
+        extras: dict[int, tuple[Finding, int, str]] = {}
+        versions = store.extra_versions
+        for finding in store.extras:
+            if not style.show_portable and finding.difficulty == Difficulty.PORTABLE:
+                continue
+            key = id(finding)
+            version = versions[key]
+            known = self._extras.get(key)
+            if known is None or known[0] is not finding or known[1] != version:
+                template, line, end_line = builder.template(finding)
+                known = (finding, version, template % (line, end_line))
+            extras[key] = known
+            parts.append(known[2])
+            count += 1
+        self._extras = extras
+        self.count = count
+        return "[" + ",".join(parts) + "]"
