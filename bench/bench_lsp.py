@@ -40,6 +40,7 @@ CORPUS_PACKAGE = "deepspeed==0.19.8"
 C_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp")
 SERVER_TIMING = re.compile(
     r"(?:published|answered a pull with) (\d+) diagnostics for (\S+) v(\d+) ([\d.]+) ms after the change arrived"
+    r"(?: \(([\d.]+) ms of CPU\))?"
 )
 
 Message = dict[str, Any]
@@ -66,13 +67,28 @@ def concatenated(files: list[Path], lines: int) -> str:
 
 # ---- a bare LSP client ----------------------------------------------------------------------------------------
 class Server:
-    def __init__(self, root: Path, options: dict[str, Any], capabilities: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        options: dict[str, Any],
+        capabilities: dict[str, Any] | None = None,
+        code: Path | None = None,
+    ) -> None:
+        """`code`: a checkout whose server/ is run instead of this one's (the code before a change, say)."""
         self.started = time.perf_counter()
+        env = dict(os.environ)
+        if code is not None:
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code / "server"), env.get("PYTHONPATH", "")]))
         self.process = subprocess.Popen(
-            [CUDAPORT, "serve", "--stdio"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            [CUDAPORT, "serve", "--stdio"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
         )
         self.inbox: queue.Queue[Message | None] = queue.Queue()
         self.server_ms: dict[tuple[str, int], float] = {}
+        self.server_cpu_ms: dict[tuple[str, int], float] = {}
         threading.Thread(target=self._read, daemon=True).start()
         self._id = 0
         self.request(
@@ -103,7 +119,10 @@ class Server:
             if message.get("method") == "window/logMessage":
                 found = SERVER_TIMING.search(message["params"]["message"])
                 if found:
-                    self.server_ms[(found.group(2), int(found.group(3)))] = float(found.group(4))
+                    key = (found.group(2), int(found.group(3)))
+                    self.server_ms[key] = float(found.group(4))
+                    if found.group(5) is not None:
+                        self.server_cpu_ms[key] = float(found.group(5))
                 continue
             self.inbox.put(message)
 
@@ -282,42 +301,56 @@ def placed_edits(lines: list[str], where: str, kind: str, rng: random.Random, co
     return changes[:count]
 
 
-def dense(edits: int, workspace: Path, seed: int) -> None:
+def dense(edits: int, workspace: Path, seed: int, baseline: Path | None = None) -> None:
+    """The dense file's edits, sent to this checkout's server and (with `baseline`, interleaved so that both see
+    the same machine load) to the server of another checkout."""
     text = dense_text()
     lines = text.split("\n")
+    codes = {"this": None, "baseline": baseline} if baseline is not None else {"this": None}
     for mode in ("push", "pull"):
         options = {"debounce": 0, "fullCheckAfterIdle": 0, "logLevel": "debug"}
         capabilities = {"textDocument": {"diagnostic": {}}} if mode == "pull" else None
-        server = Server(workspace, options, capabilities)
+        servers = {name: Server(workspace, options, capabilities, code) for name, code in codes.items()}
         uri = (workspace / f"dense-{mode}.cu").as_uri()
-        document = {"uri": uri, "languageId": "cuda-cpp", "version": 1, "text": text}
-        server.notify("textDocument/didOpen", {"textDocument": document})
-        count = len(server.fetch(uri, 1, mode))
-        if mode == "push":
-            print(f"  {len(lines):,} lines, {len(text.encode()):,} bytes, {count:,} diagnostics")
+        for name, server in servers.items():
+            document = {"uri": uri, "languageId": "cuda-cpp", "version": 1, "text": text}
+            server.notify("textDocument/didOpen", {"textDocument": document})
+            count = len(server.fetch(uri, 1, mode))
+            if mode == "push" and name == "this":
+                print(f"  {len(lines):,} lines, {len(text.encode()):,} bytes, {count:,} diagnostics")
         rng = random.Random(seed)
         version = 1
         for where in ("top", "middle", "end"):
             for kind in ("char", "enter", "paste"):
                 changes = placed_edits(lines, where, kind, rng, edits if kind != "paste" else max(10, edits // 5))
-                client: list[float] = []
+                client: dict[str, list[float]] = {name: [] for name in servers}
                 versions = []
                 for change in changes:
                     version += 1
-                    began = time.perf_counter()
-                    params = {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}
-                    server.notify("textDocument/didChange", params)
-                    server.fetch(uri, version, mode)
-                    client.append((time.perf_counter() - began) * 1000)
                     versions.append(version)
+                    for name, server in servers.items():
+                        began = time.perf_counter()
+                        params = {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}
+                        server.notify("textDocument/didChange", params)
+                        server.fetch(uri, version, mode)
+                        client[name].append((time.perf_counter() - began) * 1000)
                 time.sleep(0.1)
-                side = [server.server_ms[(uri, v)] for v in versions if (uri, v) in server.server_ms]
-                print(
-                    f"  {mode} {where:>6} {kind:>5}: server p50 {_p(side, 50):6.1f} ms  p95 {_p(side, 95):6.1f} ms"
-                    f"   | client p50 {_p(client, 50):6.1f} ms  p95 {_p(client, 95):6.1f} ms   ({len(changes)} edits)"
-                )
-        server.close()
-    print("  (targets: server p95 <= 10 ms for a single-character edit anywhere; client p95 <= 60 ms)")
+                for name, server in servers.items():
+                    side = [server.server_ms[(uri, v)] for v in versions if (uri, v) in server.server_ms]
+                    cpu = [server.server_cpu_ms[(uri, v)] for v in versions if (uri, v) in server.server_cpu_ms]
+                    label = f"{mode} {where:>6} {kind:>5}" + (f" {name:>8}" if baseline is not None else "")
+                    print(
+                        f"  {label}: server p50 {_p(side, 50):6.1f} ms  p95 {_p(side, 95):6.1f} ms"
+                        f"  (CPU p50 {_p(cpu, 50):5.1f}  p95 {_p(cpu, 95):5.1f})"
+                        f"   | client p50 {_p(client[name], 50):6.1f} ms  p95 {_p(client[name], 95):6.1f} ms"
+                        f"   ({len(changes)} edits)"
+                    )
+        for server in servers.values():
+            server.close()
+    print(
+        "  (targets: server p95 <= 10 ms for a single-character edit anywhere; client p95 <= 60 ms. CPU: the server"
+        " thread's CPU time for the same span, which the machine's load inflates less)"
+    )
 
 
 def memory_under_edits(path: Path, workspace: Path, edits: int) -> None:
@@ -419,11 +452,16 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--memory-edits", type=int, default=22_000, help="edits for the memory-growth figure")
     parser.add_argument("--only", choices=["dense", "memory"], help="run one part only")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="a checkout (a git worktree of main, say) whose server runs the dense file's edits too, interleaved",
+    )
     args = parser.parse_args()
     workspace = args.corpus / "workspace"
     workspace.mkdir(parents=True, exist_ok=True)
     if args.only == "dense":
-        dense(args.edits // 4, workspace, args.seed)
+        dense(args.edits // 4, workspace, args.seed, args.baseline)
         return 0
     if args.only == "memory":
         memory_under_edits(ROOT / "tests" / "lsp" / "data" / "reduce.cu", workspace, args.memory_edits)
@@ -446,7 +484,7 @@ def main() -> int:
     else:
         print("  not measured: the engine has no Python analyzer in this checkout (issue 3)")
     print("\ndense file (test fixtures, >= 5,000 findings in >= 10,000 lines): edits at the top, middle and end")
-    dense(args.edits // 4, workspace, args.seed)
+    dense(args.edits // 4, workspace, args.seed, args.baseline)
     print("\nmemory under editing:")
     memory_under_edits(ROOT / "tests" / "lsp" / "data" / "reduce.cu", workspace, args.memory_edits)
     print("\nmemory with 200 open documents:")

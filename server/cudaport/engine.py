@@ -10,7 +10,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .analyzers.base import Analyzer, BadInput, FileContext
+from .analyzers.base import Analyzer, BadInput, FileContext, search_windows
 from .config import Settings
 from .files import SourcePath, file_kind, language_for
 from .models import Edit, Finding
@@ -143,17 +143,28 @@ class Engine:
         if context is None:
             context = self.context_for(path, data)
         findings = analyzer.analyze(data, tree, context, ranges)
-        return self.finalize(findings, data, tree, language), tree
+        return self.finalize(findings, data, tree, language, ranges, context), tree
 
     def finalize(
-        self, findings: list[Finding], data: bytes, tree: Any | None, language: str | None = None
+        self,
+        findings: list[Finding],
+        data: bytes,
+        tree: Any | None,
+        language: str | None = None,
+        ranges: list[tuple[int, int]] | None = None,
+        context: FileContext | None = None,
     ) -> list[Finding]:
+        """Enabled, unsuppressed findings with their severities; with `ranges`, the findings are those of a ranged
+        analysis (they start in the ranges), and only the suppressions that can cover them are looked for."""
         settings = self.settings
         kept = [f for f in findings if settings.rule_enabled(f.rule)]
         if kept:
             kind = file_kind(language) if language is not None else None
             above = kind is not None and kind.comment_above
-            suppressions = find_suppressions(data, tree.root_node if tree is not None else None, above)
+            windows = search_windows(data, ranges) if ranges is not None else None
+            has = (lambda word: context.has(data, word)) if context is not None else None
+            root = tree.root_node if tree is not None else None
+            suppressions = find_suppressions(data, root, above, windows, has)
             if suppressions:
                 kept = _unsuppressed(kept, suppressions, data)
         for finding in kept:
@@ -307,5 +318,12 @@ def _overlaps(edit: Edit, spans: list[tuple[int, int]]) -> bool:
 
 
 def _unsuppressed(findings: list[Finding], suppressions: Suppressions, data: bytes) -> list[Finding]:
-    lines = LineIndex(data)
-    return [f for f in findings if not suppressions.covers(f.rule, lines.line_of(f.start))]
+    if not suppressions.lines:
+        return [f for f in findings if not suppressions.covers(f.rule, 0)]
+    lines: dict[int, int] = {}  # start -> line, counted in one pass over the starts in order
+    line, counted = 0, 0
+    for start in sorted({f.start for f in findings}):
+        line += data.count(b"\n", counted, start)
+        counted = start
+        lines[start] = line
+    return [f for f in findings if not suppressions.covers(f.rule, lines[f.start])]

@@ -54,6 +54,8 @@ class Block:
             for finding in self.items:
                 finding.start += delta
                 finding.end += delta
+                if finding.line_ref is not None:
+                    finding.line_ref += delta
                 fix = finding.fix
                 if fix is not None:
                     edits = tuple(Edit(e.start + delta, e.end + delta, e.text) for e in fix.edits)
@@ -255,6 +257,8 @@ class FindingStore:
 def _move(finding: Finding, delta: int) -> None:
     finding.start += delta
     finding.end += delta
+    if finding.line_ref is not None:
+        finding.line_ref += delta
     fix = finding.fix
     if fix is not None:
         edits = tuple(Edit(e.start + delta, e.end + delta, e.text) for e in fix.edits)

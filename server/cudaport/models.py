@@ -111,6 +111,9 @@ class Finding:
     fix: Fix | None = None
     severity: Severity = Severity.HINT
     data: FindingData = field(default_factory=lambda: FindingData())
+    # The offset of the line whose number the message gives as "(line N)" (code already ported names the directive
+    # that selects the target's path): an editor session keeps that number current as lines come and go above it.
+    line_ref: int | None = None
 
     @property
     def fixable(self) -> bool:

@@ -20,11 +20,11 @@ import functools
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from tree_sitter import Language, Query, QueryCursor
 
-from .analyzers.base import FileContext, IncrementalProfile, search_windows
+from .analyzers.base import FactFinder, FileContext, FileFacts, IncrementalProfile, search_windows
 from .findingstore import FindingStore
 from .models import Edit, Finding, Fix
 from .presence import Presence
@@ -40,9 +40,15 @@ _WHOLE_FILE_SHARE = 0.5
 # long or has a fix edit elsewhere (tracked apart).
 _NEAR = 1024
 _DEFINITIONS = frozenset({"function_definition"})
+_FIELD_ACCESS = "field_expression"
+_LINE_REF = "(line "  # how a message names a line (Finding.line_ref)
+# Changed ranges longer than this are looked at node by node (see _refined): most are a container's end moving.
+_REFINE = 16384
 _RETURN_DECLARATORS = frozenset({"pointer_declarator", "reference_declarator"})
 
-Declaration = tuple[int, int, str, bool]  # (start, end, name, whether it is a definition with a body)
+# (start, end, name, kind): kind "function" (a definition with a body), "field" (a struct field declared) or
+# "prototype". The first two make the name the user's own in the whole file; a prototype re-declares CUDA's.
+Declaration = tuple[int, int, str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,13 +73,17 @@ class Session:
         # Byte ranges changed since the last analysis (current coordinates), findings to find again where they
         # are, and whether the next analysis must cover the whole file.
         self.dirty: list[tuple[int, int]] = []
-        self.refresh: list[tuple[int, int]] = []
         self.needs_full = True
         self.analysed = False
         self.context: FileContext | None = None
         self.context_stale = False  # an edit touched an #include: the project headers are looked up again
         self.incremental_runs = 0  # incremental analyses since the last whole-file one
         self.presence = Presence()  # the finders' "does the buffer contain X" tests, kept up to date per edit
+        # The analyzer's whole-file facts (FileFacts) as of the last analysis, the edits since (start, end, delta),
+        # and whether one of them changed a file-wide statement (the facts are then compared with the new ones).
+        self.facts: FileFacts | None = None
+        self._fact_edits: list[tuple[int, int, int]] = []
+        self.facts_changed = False
 
     # ---- state ----------------------------------------------------------------------------------------------
     @property
@@ -96,7 +106,7 @@ class Session:
 
     @property
     def current(self) -> bool:
-        return self.analysed and not self.dirty and not self.refresh and not self.needs_full
+        return self.analysed and not self.dirty and not self.needs_full
 
     def reconfigure(self, engine: Engine) -> None:
         """Another configuration (target, rules): everything is analysed again under it."""
@@ -104,14 +114,15 @@ class Session:
             self.engine = engine
             self.needs_full = True
             self.context = None
+            self.facts = None
 
     def clear(self) -> None:
         """No findings and no tree (a buffer that is not analysed); the next analysis is a whole-file one."""
         self.store = FindingStore()
         self.tree = None
+        self.facts = None
         self.declarations = []
         self.dirty = []
-        self.refresh = []
         self.needs_full = True
         self.analysed = True
 
@@ -156,7 +167,12 @@ class Session:
             touched_old = search_windows(old, [(start, end)])[0]
             touched_new = search_windows(data, [(start, new_end)])[0]
             if _file_wide_change(profile, old, data, touched_old, touched_new):
-                self.needs_full = True  # a directive, import or suppression: findings anywhere may change
+                # a directive, import or suppression: findings anywhere may change (what the analyzer's facts
+                # say changed, or the whole file)
+                if self.facts is not None:
+                    self.facts_changed = True
+                else:
+                    self.needs_full = True
             elif profile.context_lines is not None and _touches(
                 profile.context_lines, old, data, touched_old, touched_new
             ):
@@ -180,6 +196,8 @@ class Session:
         self.lines = lines.replaced(start, end, text, data)
         self.data = data
         delta = len(text) - (end - start)
+        if self.facts is not None:
+            self._fact_edits.append((start, end, delta))
 
         def moved(lo: int, hi: int) -> tuple[int, int] | None:
             """A range after the change, moved with it; None when the change touches it."""
@@ -196,24 +214,16 @@ class Session:
         dirty = [(start, new_end)]
         for lo, hi in self.dirty:
             dirty.append(moved(lo, hi) or covering(lo, hi))
-        refresh = []
-        for lo, hi in self.refresh:
-            kept_range = moved(lo, hi)
-            if kept_range is not None:
-                refresh.append(kept_range)
-            else:
-                dirty.append(covering(lo, hi))  # edited in the meantime: analysed with the edit
-        self._move_findings(start, end, delta, text, old, dirty, refresh)
+        self._move_findings(start, end, delta, text, old, dirty, lines.line_count != self.lines.line_count)
         self.dirty = dirty
-        self.refresh = refresh
         declarations: list[Declaration] = []
-        for lo, hi, name, definition in self.declarations:
+        for lo, hi, name, kind in self.declarations:
             kept_range = moved(lo, hi)
             if kept_range is None:
                 # a CUDA-named definition edited: uses anywhere may change meaning (a prototype changes none)
-                self.needs_full = self.needs_full or definition
+                self.needs_full = self.needs_full or kind != "prototype"
             else:
-                declarations.append((*kept_range, name, definition))
+                declarations.append((*kept_range, name, kind))
         self.declarations = declarations
 
     def _move_findings(
@@ -224,7 +234,7 @@ class Session:
         text: bytes,
         old: bytes,
         dirty: list[tuple[int, int]],
-        refresh: list[tuple[int, int]],
+        lines_moved: bool,
     ) -> None:
         """The findings after a change of old[start:end] to `text`: those it touches are dropped (their ranges
         are analysed again), the others moved. Only findings near the change are looked at one by one; the blocks
@@ -232,9 +242,10 @@ class Session:
         store = self.store
         profile = self.profile
         file_level = profile.file_level if profile is not None else frozenset()
-        # Messages of already-ported code name the line of the directive that selects the target's path: when
-        # lines come or go before it, those findings are found again where they are (they are few: extras).
-        lines_moved = text.count(b"\n") != old.count(b"\n", start, end) or b"\r" in text or b"\r" in old[start:end]
+        # Messages of already-ported code name the line of the directive that selects the target's path
+        # (Finding.line_ref): when lines come or go above it, the number moves with them (as a whole-file check
+        # counts them: line feeds).
+        newlines = text.count(b"\n") - old.count(b"\n", start, end)
         # An ordinary finding is shorter than _NEAR and its fix edits lie within _NEAR of it: one that starts
         # more than 2 * _NEAR before the change cannot touch it.
         for finding in store.starting_in(start - 2 * _NEAR, start, extras=False):
@@ -258,9 +269,13 @@ class Session:
         store.insert(kept)
         if store.extras:
             line_end = _line_end(self.data, start + len(text))
+            edited_lines = search_windows(old, [(start, end)])[0]
             gone = []
             for finding in store.extras:
-                if touched_by(finding, start, end):
+                reference = finding.line_ref
+                if touched_by(finding, start, end) or (
+                    reference is not None and edited_lines[0] <= reference < edited_lines[1]
+                ):
                     # The change touches the finding or its fix: it is found again (or not) by re-analysis; the
                     # file's one finding of a file-level rule may be anywhere next, so the whole file is.
                     dirty.append(_covering(finding, start, end, delta))
@@ -268,12 +283,17 @@ class Session:
                     self.needs_full = self.needs_full or finding.rule in file_level
                     continue
                 after = finding.start > end
-                if after and lines_moved and finding.data.get("ported"):
-                    refresh.append((finding.start + delta, finding.end + delta))
-                    gone.append(finding)
-                    continue
                 _moved(finding, end, delta)
-                if after and (lines_moved or finding.start <= line_end):
+                if reference is not None and reference > end and newlines:
+                    line = finding.message.rfind(_LINE_REF)
+                    number = finding.message[line + len(_LINE_REF) :].split(")", 1)[0]
+                    if line >= 0 and number.isdigit():
+                        finding.message = (
+                            f"{finding.message[:line]}{_LINE_REF}{int(number) + newlines}"
+                            f"{finding.message[line + len(_LINE_REF) + len(number) :]}"
+                        )
+                    store.moved_extra(finding)
+                elif after and (lines_moved or finding.start <= line_end):
                     store.moved_extra(finding)  # its line or column moved
             if gone:
                 ids = {id(f) for f in gone}
@@ -324,9 +344,32 @@ class Session:
 
     def _done(self) -> None:
         self.dirty = []
-        self.refresh = []
         self.needs_full = False
         self.analysed = True
+        self._take_facts()
+
+    def _take_facts(self) -> None:
+        """The facts of the text just analysed (cheap: the analyzer works them out from line tables)."""
+        self._fact_edits = []
+        self.facts_changed = False
+        self.facts = self._facts(self.tree) if self.tree is not None else None
+
+    def _facts(self, tree: Any) -> FileFacts | None:
+        profile = self.profile
+        if profile is None or not profile.facts or self.context is None or self.language is None:
+            return None
+        analyzer = cast(FactFinder, self.engine.analyzer(self.language))
+        return analyzer.facts(self.data, tree, self.context)
+
+    def _moved_since_facts(self, offset: int) -> int:
+        """An offset of the text the facts were worked out from, in the current text (an offset an edit replaced
+        goes to the edit's start: the change is analysed there anyway)."""
+        for start, end, delta in self._fact_edits:
+            if offset > end:
+                offset += delta
+            elif offset >= start:
+                offset = start
+        return offset
 
     def _full(self, tree: Any) -> None:
         engine = self.engine
@@ -345,7 +388,7 @@ class Session:
         file_level = profile.file_level if profile is not None else frozenset()
 
         def apart(finding: Finding) -> bool:
-            return _is_wide(finding) or "ported" in finding.data or finding.rule in file_level
+            return _is_wide(finding) or finding.line_ref is not None or finding.rule in file_level
 
         return FindingStore(findings, apart)
 
@@ -358,15 +401,34 @@ class Session:
         old_tree = self.tree
         tree = engine.analyzer(language).parse(data, old_tree)
         changed = [(r.start_byte, r.end_byte) for r in old_tree.changed_ranges(tree)]
+        if profile.transparent and any(hi - lo > _REFINE for lo, hi in changed):
+            changed = _refined(old_tree.root_node, tree.root_node, changed, profile.transparent)
         self.tree = tree
         if _directive_liveness_changed(profile, data, old_tree, tree, changed):
             return None  # a comment or string opened or closed around a directive or import
+        if self.context is None or self.context_stale:
+            context = self._context(data)
+            if self.context is not None and context.shims != self.context.shims:
+                self.context = context
+                return None  # an #include brought in (or dropped) a header that maps CUDA names
+            self.context = context
+            self.context_stale = False
         ranges = [*self.dirty, *changed]
-        if not ranges and not self.refresh:
+        if self.facts_changed:
+            # A file-wide statement changed: what its facts say changed is analysed again (a conditional chain
+            # that selects the target's path, the findings of a name a #define maps), or the whole file.
+            facts = self._facts(tree)
+            change = self.facts.changes(facts, self._moved_since_facts) if self.facts is not None else None
+            if change is None:
+                return None
+            ranges += change.ranges
+            if change.symbols:
+                ranges += [(f.start, f.end) for f in self.store.all() if f.symbol in change.symbols]
+        if not ranges:
             return 0
         root = tree.root_node
         widened = [_widen(root, old_tree.root_node, lo, hi, profile) for lo, hi in ranges]
-        windows = search_windows(data, widened + self.refresh)
+        windows = search_windows(data, widened)
         for _ in range(4):
             # A finding analysed again must be found again in full (its trigger may lie at its end: `tid & 31`),
             # and one that reaches into the windows from outside must be analysed again.
@@ -385,17 +447,20 @@ class Session:
         declared = _declarations(tree, profile, engine.ruleset, windows)
         # Only definitions (with a body) make a CUDA name the user's own: a prototype re-declares CUDA's, and
         # half-typed code often parses a call as one.
-        before = sorted(d[2] for d in self.declarations if d[3] and _starts_in(windows, d[0]))
-        if sorted(d[2] for d in declared if d[3]) != before:
+        before = sorted(d[2:] for d in self.declarations if d[3] != "prototype" and _starts_in(windows, d[0]))
+        if sorted(d[2:] for d in declared if d[3] != "prototype") != before:
             return None
-        if self.context is None or self.context_stale:
-            context = self._context(data)
-            if self.context is not None and context.shims != self.context.shims:
-                self.context = context
-                return None  # an #include brought in (or dropped) a header that maps CUDA names
-            self.context = context
-            self.context_stale = False
-        fresh, _ = engine.check_data(data, language, self.path, tree, self.context, ranges=windows)
+        assert self.context is not None
+        # What the file defines outside the windows, so that the analyzer need not look through the buffer.
+        owned = [d for d in self.declarations if d[3] != "prototype" and not _starts_in(windows, d[0])]
+        self.context.declared_elsewhere = (
+            frozenset(d[2] for d in owned if d[3] == "function"),
+            frozenset(d[2] for d in owned if d[3] == "field"),
+        )
+        try:
+            fresh, _ = engine.check_data(data, language, self.path, tree, self.context, ranges=windows)
+        finally:
+            self.context.declared_elsewhere = None
         store = self.store
         if profile.file_level:
             here = [f for f in fresh if f.rule in profile.file_level]
@@ -411,6 +476,47 @@ class Session:
         store.insert(sorted(fresh, key=Finding.sort_key))
         self.declarations = sorted([d for d in self.declarations if not _starts_in(windows, d[0])] + declared)
         return len(windows)
+
+
+# ---- what changed in the syntax -----------------------------------------------------------------------------
+def _refined(
+    old_root: Any, root: Any, changed: list[tuple[int, int]], transparent: frozenset[str]
+) -> list[tuple[int, int]]:
+    """Tree-sitter's changed ranges without the subtrees that are the same as before and only moved into or out
+    of a transparent container (see IncrementalProfile.transparent)."""
+    refined: list[tuple[int, int]] = []
+    for lo, hi in changed:
+        if hi - lo <= _REFINE:
+            refined.append((lo, hi))
+            continue
+        pending = [root]
+        while pending:
+            node = pending.pop()
+            for child in node.children:
+                if child.end_byte <= lo or child.start_byte >= hi or _unchanged(child, old_root):
+                    continue
+                if child.type in transparent:
+                    pending.append(child)
+                else:
+                    refined.append((max(lo, child.start_byte), min(hi, child.end_byte)))
+    return refined
+
+
+def _unchanged(node: Any, old_root: Any) -> bool:
+    """Whether the old tree (edited into the new offsets) has this very subtree: the same type over the same bytes,
+    with as many nodes and the same errors."""
+    start, end = node.start_byte, node.end_byte
+    old = old_root.descendant_for_byte_range(start, end)
+    while old is not None and old.type != node.type and old.start_byte == start and old.end_byte == end:
+        old = old.parent
+    return (
+        old is not None
+        and old.type == node.type
+        and old.start_byte == start
+        and old.end_byte == end
+        and old.descendant_count == node.descendant_count
+        and old.has_error == node.has_error
+    )
 
 
 # ---- widening an edit to what it can change ----------------------------------------------------------------
@@ -480,7 +586,7 @@ def _innermost_scope(root: Any, lo: int, hi: int, profile: IncrementalProfile) -
 def _declarations(
     tree: Any, profile: IncrementalProfile, ruleset: RuleSet, windows: list[tuple[int, int]] | None
 ) -> list[Declaration]:
-    """Functions declared (in the windows, or anywhere) with a name the rule data knows."""
+    """Functions and struct fields declared (in the windows, or anywhere) with a name the rule data knows."""
     if profile.declarations is None:
         return []
     query = _query(tree.language, profile.declarations)
@@ -488,13 +594,22 @@ def _declarations(
     for lo, hi in windows or [(0, tree.root_node.end_byte)]:
         cursor = QueryCursor(query)
         cursor.set_byte_range(lo, hi)
-        for node in cursor.captures(tree.root_node).get("name", []):
-            name = (node.text or b"").decode("utf-8", "replace")
-            if (ruleset.symbol(name) is not None or name in ruleset.namespaces) and (
-                windows is None or _starts_in(windows, node.start_byte)
-            ):
-                found.append((node.start_byte, node.end_byte, name, _is_definition(node)))
-    return found
+        captures = cursor.captures(tree.root_node)
+        for capture in ("name", "field"):
+            for node in captures.get(capture, []):
+                name = (node.text or b"").decode("utf-8", "replace")
+                if not (ruleset.symbol(name) is not None or name in ruleset.namespaces):
+                    continue
+                if windows is not None and not _starts_in(windows, node.start_byte):
+                    continue
+                if capture == "name":
+                    kind = "function" if _is_definition(node) else "prototype"
+                elif node.parent is None or node.parent.type != _FIELD_ACCESS:
+                    kind = "field"  # declared (a field read is `p.field`, a field expression)
+                else:
+                    continue
+                found.append((node.start_byte, node.end_byte, name, kind))
+    return sorted(found)
 
 
 def _is_definition(name: Any) -> bool:
@@ -561,6 +676,8 @@ def _moved(finding: Finding, end: int, delta: int) -> Finding:
     if finding.start > end:
         finding.start += delta
         finding.end += delta
+    if finding.line_ref is not None and finding.line_ref > end:
+        finding.line_ref += delta
     fix = finding.fix
     if fix is not None and any(e.start > end for e in fix.edits):
         edits = tuple(Edit(e.start + delta, e.end + delta, e.text) if e.start > end else e for e in fix.edits)
@@ -601,13 +718,24 @@ def _in_literal(root: Any, at: int) -> bool:
 def _file_wide_change(
     profile: IncrementalProfile, old: bytes, data: bytes, touched_old: tuple[int, int], touched_new: tuple[int, int]
 ) -> bool:
-    """Whether the edit changed a statement that acts on the whole file (see IncrementalProfile)."""
+    """Whether the edit changed a statement that acts on the whole file (see IncrementalProfile). The touched
+    ranges are whole logical lines: an edit on a line a backslash continues is an edit of the directive."""
     pattern = profile.file_wide
     if not profile.file_wide_statements:
         return _touches(pattern, old, data, touched_old, touched_new)
-    before = [m.group(0).rstrip() for m in pattern.finditer(old, *touched_old)]
-    after = [m.group(0).rstrip() for m in pattern.finditer(data, *touched_new)]
-    return before != after
+    return _statements(pattern, old, touched_old) != _statements(pattern, data, touched_new)
+
+
+def _statements(pattern: Any, data: bytes, touched: tuple[int, int]) -> list[bytes]:
+    """The file-wide statements in `touched`; one that reaches a backslash at the end of its line goes on with the
+    lines that continue it (`#if A && \\` then `B`)."""
+    found = []
+    for match in pattern.finditer(data, *touched):
+        text = match.group(0)
+        if text.rstrip(b"\r").endswith(b"\\"):
+            text = data[match.start() : search_windows(data, [(match.start(), match.end())])[0][1]]
+        found.append(text.rstrip())
+    return found
 
 
 def _point(lines: LineIndex, offset: int) -> tuple[int, int]:

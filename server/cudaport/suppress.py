@@ -7,6 +7,7 @@ directive on a comment line of its own covers the line below it as well."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tree_sitter import Node
@@ -32,18 +33,44 @@ class Suppressions:
         return prefixes is not None and any(code.startswith(prefix) for prefix in prefixes)
 
 
-def find_suppressions(data: bytes, root: Node | None, above: bool = False) -> Suppressions:
+def find_suppressions(
+    data: bytes,
+    root: Node | None,
+    above: bool = False,
+    windows: list[tuple[int, int]] | None = None,
+    has: Callable[[bytes], bool] | None = None,
+) -> Suppressions:
+    """The buffer's suppressions; with `windows` (whole lines, sorted), only the line suppressions inside them (an
+    editor re-analysing a few lines) and the file-level ones anywhere. `has(word)`: whether the buffer contains
+    `word`, when something knows it without a search (an editor session). `above`: a directive on a comment line
+    of its own covers the next line too (then windows are not used: the line above counts)."""
+    if above:
+        windows = None
     result = Suppressions()
-    if b"cudaport:" not in data:
-        return result
-    for match in _DIRECTIVE.finditer(data):
+    if windows is None:
+        if b"cudaport:" not in data:
+            return result
+        matches = list(_DIRECTIVE.finditer(data))
+    else:
+        matches = [
+            m for lo, hi in windows if data.find(b"cudaport:", lo, hi) != -1 for m in _DIRECTIVE.finditer(data, lo, hi)
+        ]
+        if has(b"ignore-file") if has is not None else b"ignore-file" in data:
+            inside = {m.start() for m in matches}
+            matches += [
+                m for m in _DIRECTIVE.finditer(data) if m.group(1) == b"ignore-file" and m.start() not in inside
+            ]
+            matches.sort(key=lambda m: m.start())
+    line, counted = 0, 0
+    for match in matches:
         if root is not None and not _in_comment(root, data, match.start(), match.end()):
             continue  # a string that happens to say "cudaport: ignore" is not a directive
         codes = _codes(match.group(2))
         if match.group(1) == b"ignore-file":
             result.file_codes += codes
         else:
-            line = data.count(b"\n", 0, match.start())
+            line += data.count(b"\n", counted, match.start())  # the matches are in order: one pass over the buffer
+            counted = match.start()
             result.lines[line] = result.lines.get(line, ()) + codes
             if above and _comment_line(data, match.start()):
                 result.lines[line + 1] = result.lines.get(line + 1, ()) + codes

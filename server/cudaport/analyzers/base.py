@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from ..models import Finding
-from ..presence import Presence
+from ..presence import LineTable, Presence
 
 
 class BadInput(ValueError):
@@ -51,7 +51,19 @@ class FileContext:
     out on first use: most files never need them (only findings that may be already ported, or a kernel file
     without a runtime include, ask)."""
 
-    __slots__ = ("_data", "_file", "_includes", "_project", "_shims", "path", "presence", "target")
+    __slots__ = (
+        "_data",
+        "_file",
+        "_includes",
+        "_memo",
+        "_project",
+        "_shims",
+        "_tables",
+        "declared_elsewhere",
+        "path",
+        "presence",
+        "target",
+    )
 
     def __init__(
         self,
@@ -71,12 +83,36 @@ class FileContext:
         self._data = data
         self._shims = shims if shims is not None or self._project is not None else {}
         self._includes: frozenset[str] | object | None = includes if self._project is None else _UNKNOWN
-        # An editor session's word counts, kept up to date across edits (None: test the buffer itself).
+        # An editor session's word counts and line tables, kept up to date across edits (None: the buffer itself).
         self.presence: Presence | None = None
+        # For a ranged analysis in a session: the CUDA-named functions and struct fields the file defines outside
+        # the ranges, as the session keeps them (None: the analyzer looks for them itself).
+        self.declared_elsewhere: tuple[frozenset[str], frozenset[str]] | None = None
+        self._tables: dict[bytes, tuple[bytes, LineTable]] = {}
+        self._memo: dict[object, tuple[object, Any]] = {}
 
     def has(self, data: bytes, word: bytes) -> bool:
         """Whether the buffer contains `word` (anywhere, comments too: a quick test before real work)."""
         return self.presence.has(data, word) if self.presence is not None else word in data
+
+    def lines(self, data: bytes, word: bytes) -> LineTable:
+        """The lines of the buffer whose first non-blank text is `word` (an editor session keeps them per edit)."""
+        if self.presence is not None:
+            return self.presence.lines_starting_with(data, word)
+        known = self._tables.get(word)
+        if known is None or known[0] is not data:
+            known = self._tables[word] = (data, LineTable(data, word))
+        return known[1]
+
+    def remember(self, key: object, stamp: object, compute: Callable[[], Any]) -> Any:
+        """`compute()`, or what it returned last time for `key` if `stamp` is the same (line-table generations:
+        facts worked out from directive lines hold until one of them is edited)."""
+        known = self._memo.get(key)
+        if known is not None and known[0] == stamp:
+            return known[1]
+        value = compute()
+        self._memo[key] = (stamp, value)
+        return value
 
     @property
     def shims(self) -> Mapping[str, ShimMapping]:
@@ -210,8 +246,9 @@ class IncrementalProfile:
     scopes: frozenset[str]
     # ... or, outside any of them, to the outermost node below one of these (never a whole namespace or class).
     containers: frozenset[str]
-    # A tree-sitter query capturing (@name) the functions a file declares: one named like a CUDA API makes every
-    # use of that name the user's own (when it is a definition), so a change to one is a whole-file change.
+    # A tree-sitter query capturing (@name) the functions a file declares and (@field) the struct fields: one named
+    # like a CUDA API makes every use of that name the user's own (a function when it is a definition, a field
+    # when it is declared, not read), so a change to one is a whole-file change.
     declarations: str | None = None
     # Rules with at most one finding per file, placed by what the whole file holds (the first runtime call of a
     # file that never initialises the runtime): windows cannot place them, so the session keeps the one it has
@@ -221,6 +258,43 @@ class IncrementalProfile:
     # condition or header name): then an edit after which the touched lines hold the same matches, in order, is
     # not file-wide (text typed after `#include <x.h>`, a new line after `#endif`). Otherwise any touched match is.
     file_wide_statements: bool = False
+    # Whether the analyzer works out its file-wide statements' effect as FileFacts (its `facts()` method): an edit
+    # to such a statement then re-analyses what changed in them (a conditional chain, the findings of a name a
+    # #define maps), not the whole file.
+    facts: bool = False
+    # Node types that only group what they hold, for the analyzer (conditional-compilation blocks): when an edit
+    # moves where one ends (`#endif` typed into `#endifx` makes an #if take in the rest of the file), the
+    # subtrees it takes in or lets go, the same as before, are not changes.
+    transparent: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class FactChanges:
+    """Where a change of a file's whole-file facts can change findings: these ranges (current offsets), and the
+    findings of these symbols wherever they are."""
+
+    ranges: list[tuple[int, int]]
+    symbols: frozenset[str] = frozenset()
+
+
+class FileFacts(Protocol):
+    """What an analyzer works out from a file's file-wide statements (see IncrementalProfile.file_wide): where the
+    conditional chains that select a target's path are, which names a portability #define maps, which headers
+    are included. Worked out after every analysis (cheaply: from line tables kept per edit), so that an edit to
+    such a statement re-analyses what the facts say it changed, not the whole file."""
+
+    def changes(self, new: Any, moved: Callable[[int], int]) -> FactChanges | None:
+        """What differs in `new` (the facts of the edited buffer) from these (`moved` maps an offset of the buffer
+        these were worked out from to the edited one); None: the whole file."""
+        ...
+
+
+class FactFinder(Protocol):
+    """An analyzer whose IncrementalProfile says `facts=True`."""
+
+    def facts(self, data: bytes, tree: Any, context: FileContext) -> FileFacts:
+        """The file's whole-file facts (cheap to ask after every analysis: worked out from line tables)."""
+        ...
 
 
 class Analyzer(Protocol):

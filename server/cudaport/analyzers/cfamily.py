@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import tree_sitter_cuda
@@ -18,10 +19,10 @@ from tree_sitter import Language, Node, Parser, Tree
 from ..models import Applicability, Difficulty, Edit, Finding, FindingData, Fix
 from ..ruleset import Outcome, RuleSet, Symbol, Target, TargetMapping
 from . import clangdiff, kernels, pointers, vectorops, warp
-from .base import WORD_BYTE, FileContext, IncrementalProfile
+from .base import WORD_BYTE, FactChanges, FileContext, IncrementalProfile
 from .calls import CallRewrite, load_call_rewrites
 from .cscan import Scan
-from .preproc import GuardIndex, at_line_start, guarded_regions, shim_definitions
+from .preproc import GuardIndex, at_line_start, guard_shape, shim_definitions
 from .tsutil import (
     ancestor,
     call_of,
@@ -38,6 +39,7 @@ CUDA_LANGUAGE = Language(tree_sitter_cuda.language())
 
 # Starts with a literal `#` so the regex engine can skip ahead; `_at_line_start` checks the rest.
 _INCLUDE = re.compile(rb'#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]')
+_INCLUDE_LINE = re.compile(rb'[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]')  # matched at a line's start
 _NAME_NODES = frozenset({"identifier", "type_identifier", "namespace_identifier", "primitive_type", "field_identifier"})
 # Kernel syntax and builtins that nvcc makes available in a .cu file without any #include.
 _KERNEL_SYNTAX = re.compile(
@@ -51,6 +53,7 @@ _KERNEL_WORDS = (
     b"__syncthreads", b"<<<",
 )  # fmt: skip
 IMPLICIT_RUNTIME_RULE = "CP1007"
+_RUNTIME_FIRST = "runtime first"  # an include that brings the runtime comes before any that needs it
 _CALLABLE_KINDS = frozenset({"function", "device_function"})
 _HOST_RUNTIME_RULES = frozenset({"CP1001", "CP1002"})
 # A statement with one of these left for a person keeps its other CUDA names: `cudaStream_t s =
@@ -62,7 +65,8 @@ _STATEMENTS = frozenset(
 _RETURN_DECLARATORS = frozenset({"pointer_declarator", "reference_declarator"})
 
 
-_SUPPRESSION = rb"cudaport:[^\n]*"
+_FILE_SUPPRESSION = rb"cudaport:[ \t]*ignore-file[^\n]*"
+_FILE_SUPPRESSION_LINE = re.compile(_FILE_SUPPRESSION)
 
 # What an edit can change, for the engine's analysis session (cudaport.session).
 INCREMENTAL = IncrementalProfile(
@@ -74,7 +78,8 @@ INCREMENTAL = IncrementalProfile(
         rb"|^[ \t]*(?:typedef[ \t]+\w+[ \t]+\w+|using[ \t]+\w+[ \t]*=[ \t]*\w+)[ \t]*;"
         # includes: whether the file has its runtime include decides findings at its first kernel (CP1007)
         rb"|^[ \t]*#[ \t]*include[ \t]*<[^>\n]*>?"
-        rb"|" + _SUPPRESSION,
+        # file-level suppressions (a line's own suppression is analysed with its line)
+        rb"|" + _FILE_SUPPRESSION,
         re.MULTILINE,
     ),
     context_lines=re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"', re.MULTILINE),
@@ -93,10 +98,40 @@ INCREMENTAL = IncrementalProfile(
             "field_declaration_list",
         }
     ),
-    declarations="(function_declarator (identifier) @name)",
+    declarations="(function_declarator (identifier) @name) (field_identifier) @field",
+    facts=True,  # CFileFacts: an edit to a directive re-analyses the chains it changes
+    # no finding depends on the conditional blocks around it (only on its own directive's condition)
+    transparent=frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"}),
     file_level=frozenset({"CP1032", IMPLICIT_RUNTIME_RULE}),  # one finding per file, at the first place it applies
     file_wide_statements=True,  # each match above is the whole directive: typing after `#include <x.h>` is local
 )
+
+
+@dataclass(frozen=True, slots=True)
+class CFileFacts:
+    """What the file's file-wide statements decide (see FileFacts): compared before and after an edit to one."""
+
+    guards: tuple[tuple[int, int, int, str], ...]  # the target's dual-stack chains: (start, end, named at, marker)
+    shims: tuple[tuple[str, str], ...]  # CUDA name -> target name, by a #define (typedef, using) in the file
+    includes: tuple[tuple[bool, str], ...]  # (quoted, name) of the includes, each name where it first appears
+    first_code_line: int  # where an added #include goes
+    file_suppressions: tuple[bytes, ...]  # `cudaport: ignore-file[...]`
+
+    def changes(self, new: Any, moved: Callable[[int], int]) -> FactChanges | None:
+        if not isinstance(new, CFileFacts):
+            return None
+        if (
+            self.includes != new.includes
+            or self.file_suppressions != new.file_suppressions
+            or moved(self.first_code_line) != new.first_code_line
+        ):
+            # What the includes decide is file-level (the runtime include nvcc adds, explicit initialisation)
+            return None
+        before = {(moved(start), moved(end), moved(named), marker) for start, end, named, marker in self.guards}
+        ranges = [(start, end) for start, end, _, _ in before.symmetric_difference(new.guards)]
+        old_shims, new_shims = dict(self.shims), dict(new.shims)
+        symbols = frozenset(n for n in old_shims.keys() | new_shims.keys() if old_shims.get(n) != new_shims.get(n))
+        return FactChanges(ranges, symbols)
 
 
 class CFamilyAnalyzer:
@@ -127,6 +162,27 @@ class CFamilyAnalyzer:
         return reparse(self.parser, data, old_tree)
 
     # ---- analysis -------------------------------------------------------------------------------------------
+    def facts(self, data: bytes, tree: Tree, context: FileContext) -> CFileFacts:
+        scan = Scan(data, tree.root_node, context, self.ruleset, None)
+        target = self.ruleset.targets.get(context.target)
+        guards = self._guards(scan, target) if target is not None else None
+        seen: set[str] = set()
+        includes = []
+        for quoted, name in self._include_names(scan):
+            if name not in seen:
+                seen.add(name)
+                includes.append((quoted, name))
+        suppressions: tuple[bytes, ...] = ()
+        if context.has(data, b"ignore-file"):
+            suppressions = tuple(m.group(0) for m in _FILE_SUPPRESSION_LINE.finditer(data))
+        return CFileFacts(
+            guards=tuple(guards.spans()) if guards else (),
+            shims=tuple(sorted(self._local_shims(scan, target).items())) if target is not None else (),
+            includes=tuple(includes),
+            first_code_line=_first_code_line(scan),
+            file_suppressions=suppressions,
+        )
+
     def analyze(
         self, data: bytes, tree: Tree, context: FileContext, ranges: list[tuple[int, int]] | None = None
     ) -> list[Finding]:
@@ -202,7 +258,7 @@ class CFamilyAnalyzer:
                 continue
             hits.append((start, end, name, node, in_macro))
         if scan.ranges is not None and hits:
-            user_defined |= _declared_elsewhere(scan, {name for _, _, name, _, _ in hits} - user_defined)
+            user_defined |= self._declared_elsewhere(scan, {name for _, _, name, _, _ in hits} - user_defined)
         for start, end, name, node, in_macro in hits:
             if name in user_defined:
                 continue
@@ -449,7 +505,7 @@ class CFamilyAnalyzer:
 
     def _includes_any(self, scan: Scan, patterns: tuple[str, ...]) -> bool:
         """Whether the file, or a project header it includes, includes a header matching one of `patterns`."""
-        names = {name for _, name, _ in self._include_lines(scan)} | (scan.context.includes or set())
+        names = {name for _, name in self._include_names(scan)} | (scan.context.includes or set())
         return any(fnmatch.fnmatchcase(name, pattern) for name in names for pattern in patterns)
 
     # ---- headers --------------------------------------------------------------------------------------------
@@ -502,14 +558,25 @@ class CFamilyAnalyzer:
             symbol = self.ruleset.header(name)
             mapping = self.ruleset.mapping(symbol, target.name) if symbol is not None else None
             if name in target.after_runtime or (mapping is not None and mapping.replacement in target.after_runtime):
-                return _first_code_line(scan) if _is_cu(scan) else scan.data.rfind(b"\n", 0, match.start()) + 1
+                return _first_code_line(scan) if _is_cu(scan) else scan.data.rfind(b"\n", 0, match.start(2)) + 1
         return _first_code_line(scan)
+
+    def _include_names(self, scan: Scan) -> list[tuple[bool, str]]:
+        """(quoted, name) of the file's includes outside comments, worked out again only when a line that begins
+        with `#` is edited (a comment opening or closing around one makes a session analyse the whole file)."""
+        table = scan.context.lines(scan.data, b"#")
+        return scan.context.remember(  # type: ignore[no-any-return]
+            "include names", table.generation, lambda: [(q, n) for q, n, _ in self._include_lines(scan)]
+        )
 
     @staticmethod
     def _include_lines(scan: Scan) -> Iterator[tuple[bool, str, re.Match[bytes]]]:
-        """(quoted, name, match) of every `#include` line of the buffer outside comments, in order."""
-        for match in _INCLUDE.finditer(scan.data):
-            if not at_line_start(scan.data, match.start()):
+        """(quoted, name, match) of every `#include` line of the buffer outside comments, in order (from the lines
+        that begin with `#`, which an editor session keeps)."""
+        data = scan.data
+        for line_start in scan.context.lines(data, b"#").starts:
+            match = _INCLUDE_LINE.match(data, line_start)
+            if match is None:
                 continue
             node = node_at(scan.root, *match.span(2))
             if node is not None and node.type == "comment":
@@ -526,7 +593,10 @@ class CFamilyAnalyzer:
         if target is None or not target.runtime_include or not _is_cu(scan):
             return
         early = self._header_before_runtime(scan, target)
+        if early is _RUNTIME_FIRST:
+            return
         if early is not None:
+            assert not isinstance(early, str)
             _, name, match = early
             start, end = match.span(2)
             if scan.wanted(start):
@@ -536,9 +606,9 @@ class CFamilyAnalyzer:
                 )
                 yield self._runtime_include_finding(scan, target, start, end, name, message, Difficulty.MECHANICAL)
             return
-        written = list(self._include_lines(scan))
+        written = self._include_names(scan)
         followed = scan.context.includes
-        names = {name for _, name, _ in written} | (followed or set())
+        names = {name for _, name in written} | (followed or set())
         if any(self._declares_runtime(name, target) for name in names):
             return
         if not names.isdisjoint(self._target_headers(target.name)):
@@ -548,7 +618,7 @@ class CFamilyAnalyzer:
         unknown = (
             sorted(
                 name
-                for quoted, name, _ in written
+                for quoted, name in written
                 if quoted and self.ruleset.header(name) is None and not scan.context.is_project_file(name)
             )
             if followed is None
@@ -573,19 +643,19 @@ class CFamilyAnalyzer:
             yield self._runtime_include_finding(scan, target, start, end, symbol, message, floor)
             return
 
-    def _header_before_runtime(self, scan: Scan, target: Target) -> tuple[bool, str, re.Match[bytes]] | None:
+    def _header_before_runtime(self, scan: Scan, target: Target) -> tuple[bool, str, re.Match[bytes]] | str | None:
         """The first include of a project header that uses CUDA names without bringing the runtime, when it comes
-        before any include that does."""
+        before any include that does; _RUNTIME_FIRST when an include bringing the runtime comes first."""
         for quoted, name, match in self._include_lines(scan):
             if self._declares_runtime(name, target):
-                return None
+                return _RUNTIME_FIRST
             if self.ruleset.header(name) is not None:
                 continue
             facts = scan.context.include_facts(name)
             if facts is None:
                 continue
             if any(self._declares_runtime(n, target) for n in facts.names):
-                return None
+                return _RUNTIME_FIRST
             if facts.uses_cuda:
                 return quoted, name, match
         return None
@@ -629,12 +699,58 @@ class CFamilyAnalyzer:
             return True  # PyTorch's ATen/c10 CUDA headers bring the runtime (its ROCm build: the HIP one)
         return self.ruleset.mapping(symbol, target.name).replacement == target.runtime_include
 
+    def _declared_elsewhere(self, scan: Scan, names: set[str]) -> set[str]:
+        """Names among `names` that the user defines (as functions or fields) outside the scanned windows. An
+        editor session knows those it tracks (names the rule data knows as symbols or namespaces); others are
+        looked for in the buffer."""
+        known = scan.context.declared_elsewhere
+        if known is None:
+            return _declared_elsewhere(scan, names)
+        functions, fields = known
+        ruleset = self.ruleset
+        tracked = {n for n in names if ruleset.symbol(n) is not None or n in ruleset.namespaces}
+        # A field declaration makes only a CUDA struct field's name the user's own (as a whole-file scan finds).
+        owned = (tracked & functions) | {n for n in tracked & fields if self._is_member(n)}
+        return owned | _declared_elsewhere(scan, names - tracked)
+
     # ---- code already written for the target ----------------------------------------------------------------
     def _target_markers(self, target: Target) -> re.Pattern[bytes]:
         markers = self._markers.get(target.name)
         if markers is None:
             markers = self._markers[target.name] = re.compile(target.markers.pattern.encode())
         return markers
+
+    def _guards(self, scan: Scan, target: Target) -> GuardIndex | None:
+        """The chains of the file that select the target's code path. Where they are, as positions among the lines
+        that begin with `#`, is worked out again only when one of those lines is edited (an editor session
+        analyses the whole file when a comment opens or closes around one)."""
+        if not scan.has(b"#"):
+            return None
+        markers = self._target_markers(target)
+        data = scan.data
+        hash_lines = scan.context.lines(data, b"#")
+        shape = scan.context.remember(
+            ("guards", target.name),
+            hash_lines.generation,
+            lambda: guard_shape(data, markers, _comment_test(scan.root), hash_lines.starts),
+        )
+        return GuardIndex(shape, data, hash_lines.starts)
+
+    def _local_shims(self, scan: Scan, target: Target) -> dict[str, str]:
+        """`#define cudaX hipX` and the like in this file, worked out again only when such a line is edited."""
+        if not any(scan.has(prefix.encode()) for prefix in target.shim_prefixes):
+            return {}
+        data = scan.data
+        context = scan.context
+        words = (b"#", b"typedef", b"using", b"namespace")
+        stamp = tuple(context.lines(data, word).generation for word in words)
+        return context.remember(  # type: ignore[no-any-return]
+            ("shims", target.name),
+            stamp,
+            lambda: shim_definitions(
+                data, self.ruleset.mappable, target.shim_prefixes, lambda word: context.lines(data, word).starts
+            ),
+        )
 
     def _mark_already_ported(self, scan: Scan, findings: list[Finding]) -> None:
         target = self.ruleset.targets.get(scan.context.target)
@@ -647,18 +763,15 @@ class CFamilyAnalyzer:
             if finding.difficulty == Difficulty.PORTABLE:
                 continue
             if local_shims is None:
-                markers = self._target_markers(target) if scan.has(b"#") else None
-                if markers is not None:
-                    guards = guarded_regions(scan.data, markers, _comment_test(scan.root))
-                local_shims = {}
-                if any(scan.has(prefix.encode()) for prefix in target.shim_prefixes):
-                    local_shims = shim_definitions(scan.data, self.ruleset.mappable, target.shim_prefixes)
+                guards = self._guards(scan, target)
+                local_shims = self._local_shims(scan, target)
             region = guards.find(finding.start) if guards else None
             if region is not None:
                 _downgrade(
                     finding,
                     f"already dual-stack: the {target.label} path is chosen by `{region.marker}` (line {region.line})",
                 )
+                finding.line_ref = region.named
                 continue
             mapped = local_shims.get(finding.symbol)
             if mapped is not None:
@@ -734,8 +847,10 @@ def _newline(data: bytes) -> str:
 
 def _first_code_line(scan: Scan) -> int:
     """Where a new #include goes: the start of the line of the first thing that is not a comment."""
-    for child in scan.root.children:
-        if child.type != "comment":
+    root = scan.root
+    for index in range(root.child_count):  # by index: a large file has thousands of top-level nodes
+        child = root.child(index)
+        if child is not None and child.type != "comment":
             return scan.data.rfind(b"\n", 0, child.start_byte) + 1
     return 0
 

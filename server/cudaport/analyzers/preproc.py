@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+
+from ..presence import lines_starting_with
 
 _DIRECTIVE = re.compile(
     rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b((?:[^\n\\]|\\.)*)",
@@ -30,69 +32,118 @@ class GuardedRegion:
     end: int
     marker: str
     line: int  # 1-based line of the directive that names the marker
+    named: int  # where that directive starts
+
+
+@dataclass(frozen=True, slots=True)
+class GuardShape:
+    """The guarded chains as positions in the list of lines that begin with `#`: (the opening directive's index,
+    the closing `#endif`'s index or -1 when the chain is not closed, that `#endif`'s length, the marker, the index
+    of the directive that names it). It holds while none of those lines is edited, wherever they move."""
+
+    regions: tuple[tuple[int, int, int, str, int], ...]
 
 
 class GuardIndex:
-    def __init__(self, regions: list[GuardedRegion]) -> None:
-        self.regions = sorted(regions, key=lambda r: r.start)
-        self._starts = [r.start for r in self.regions]
+    def __init__(self, shape: GuardShape, data: bytes, hash_lines: Sequence[int]) -> None:
+        self._data = data
+        self._regions = [
+            (hash_lines[first], hash_lines[last] + length if last >= 0 else len(data), marker, hash_lines[named])
+            for first, last, length, marker, named in shape.regions
+        ]
+        self._starts = [region[0] for region in self._regions]
+        self._lines: list[int] | None = None
 
     def find(self, offset: int) -> GuardedRegion | None:
         index = bisect.bisect_right(self._starts, offset) - 1
         while index >= 0:
-            region = self.regions[index]
-            if region.start <= offset < region.end:
-                return region
+            start, end, marker, named = self._regions[index]
+            if start <= offset < end:
+                return GuardedRegion(start, end, marker, self._line(index), named)
             index -= 1
         return None
 
+    def _line(self, index: int) -> int:
+        """The 1-based line of region `index`'s marker directive (all of them counted in one pass, when asked)."""
+        if self._lines is None:
+            lines = []
+            position, line = 0, 1
+            for _, _, _, named in self._regions:
+                line += self._data.count(b"\n", position, named)
+                position = named
+                lines.append(line)
+            self._lines = lines
+        return self._lines[index]
+
+    def spans(self) -> list[tuple[int, int, int, str]]:
+        """(start, end, where the directive naming the marker starts, marker) of each chain."""
+        return [(start, end, named, marker) for start, end, marker, named in self._regions]
+
     def __bool__(self) -> bool:
-        return bool(self.regions)
+        return bool(self._regions)
 
 
 def guarded_regions(
-    data: bytes, markers: re.Pattern[bytes], in_comment: Callable[[int], bool] | None = None
+    data: bytes,
+    markers: re.Pattern[bytes],
+    in_comment: Callable[[int], bool] | None = None,
+    hash_lines: Sequence[int] | None = None,
 ) -> GuardIndex:
     """Conditional chains that test one of `markers` (outermost ones; nested chains lie inside them).
 
     `in_comment(offset)` tells whether a directive-looking line is inside a comment (`/* #endif */`). Markers only
-    count in the conditions of directives, so only those are searched."""
-    directives = list(_directives(data))
-    if not any(markers.search(match.group(2)) for match in directives if match.group(1) != b"endif"):
-        return GuardIndex([])
-    lines = _LineCounter(data)
-    regions: list[GuardedRegion] = []
-    stack: list[tuple[int, str, int]] = []  # (start, marker or "", line of marker)
-    for match in directives:
+    count in the conditions of directives, so only those are searched. `hash_lines`: the starts of the lines that
+    begin with `#`, when known (an editor session keeps them)."""
+    if hash_lines is None:
+        hash_lines = list(lines_starting_with(data, b"#"))
+    return GuardIndex(guard_shape(data, markers, in_comment, hash_lines), data, hash_lines)
+
+
+def guard_shape(
+    data: bytes, markers: re.Pattern[bytes], in_comment: Callable[[int], bool] | None, hash_lines: Sequence[int]
+) -> GuardShape:
+    """The work of guarded_regions that depends on the directives' text alone (see GuardShape)."""
+    directives = list(_directives(data, hash_lines))
+    if not any(markers.search(match.group(2)) for _, match in directives if match.group(1) != b"endif"):
+        return GuardShape(())
+    regions: list[tuple[int, int, int, str, int]] = []
+    stack: list[tuple[int, str, int]] = []  # (index of the opening line, marker or "", index of the line naming it)
+    for index, match in directives:
         if in_comment is not None and in_comment(match.start()):
             continue
         keyword = match.group(1)
         condition = match.group(2)
         if keyword.startswith(b"if"):
             found = markers.search(condition)
-            stack.append((match.start(), _text(found.group(0)) if found else "", lines.line(match.start())))
+            stack.append((index, _text(found.group(0)) if found else "", index))
         elif keyword == b"endif":
             if not stack:
                 continue
-            start, marker, line = stack.pop()
+            first, marker, named = stack.pop()
             if marker and not any(m for _, m, _ in stack):
-                regions.append(GuardedRegion(start, match.end(), marker, line))
+                regions.append((first, index, match.end() - match.start(), marker, named))
         elif stack and not stack[-1][1]:  # elif/else: a later branch may name the marker
             found = markers.search(condition) if keyword.startswith(b"elif") else None
             if found:
-                start, _, _ = stack[-1]
-                stack[-1] = (start, _text(found.group(0)), lines.line(match.start()))
+                first, _, _ = stack[-1]
+                stack[-1] = (first, _text(found.group(0)), index)
     # An unterminated chain (half-typed code) still guards to the end of the buffer.
-    for start, marker, line in stack:
+    for first, marker, named in stack:
         if marker:
-            regions.append(GuardedRegion(start, len(data), marker, line))
+            regions.append((first, -1, 0, marker, named))
             break
-    return GuardIndex(regions)
+    return GuardShape(tuple(sorted(regions)))
 
 
-def shim_definitions(data: bytes, cuda_names: Mapping[str, object], prefixes: tuple[str, ...]) -> dict[str, str]:
+def shim_definitions(
+    data: bytes,
+    cuda_names: Mapping[str, object],
+    prefixes: tuple[str, ...],
+    lines: Callable[[bytes], Iterable[int]] | None = None,
+) -> dict[str, str]:
     """`#define cudaX hipX` (and `typedef hipX cudaX;`, `using cudaX = hipX;`, `namespace cub = hipcub;`) lines:
-    CUDA name -> target name."""
+    CUDA name -> target name. `lines(word)`: the starts of the lines that begin with `word`, when known (an editor
+    session keeps them)."""
     if not prefixes:
         return {}
     found: dict[str, str] = {}
@@ -106,9 +157,9 @@ def shim_definitions(data: bytes, cuda_names: Mapping[str, object], prefixes: tu
         (_SHIM_NAMESPACE, b"namespace", True),
     )
     for pattern, word, name_first in forms:
-        if word not in data:
+        if lines is None and word not in data:
             continue
-        for line_start in _lines_starting_with(data, word):
+        for line_start in lines(word) if lines is not None else lines_starting_with(data, word):
             match = pattern.match(data, line_start)
             if match is None:
                 continue
@@ -129,43 +180,14 @@ def _text(value: bytes) -> str:
     return value.decode("utf-8", "replace")
 
 
-def _lines_starting_with(data: bytes, word: bytes) -> Iterator[int]:
-    """Starts of the lines whose first non-blank text is `word`: what `^[ \t]*word` finds with re.MULTILINE,
-    located with bytes.find (a MULTILINE regex tries every position of a large buffer)."""
-    position = data.find(word)
-    while position != -1:
-        line_start = data.rfind(b"\n", 0, position) + 1
-        if not data[line_start:position].strip(b" \t"):
-            yield line_start
-        line_end = data.find(b"\n", position)
-        if line_end == -1:
-            return
-        position = data.find(word, line_end)
-
-
-def _directives(data: bytes) -> Iterator[re.Match[bytes]]:
-    """The conditional directives, as `_DIRECTIVE.finditer` finds them (a match may span continuation lines)."""
+def _directives(data: bytes, hash_lines: Sequence[int]) -> Iterator[tuple[int, re.Match[bytes]]]:
+    """The conditional directives, as `_DIRECTIVE.finditer` finds them (a match may span continuation lines), with
+    the index of each one's line among `hash_lines`."""
     resume = 0
-    for line_start in _lines_starting_with(data, b"#"):
+    for index, line_start in enumerate(hash_lines):
         if line_start < resume:
             continue
         match = _DIRECTIVE.match(data, line_start)
         if match is not None:
             resume = match.end()
-            yield match
-
-
-class _LineCounter:
-    """1-based line numbers of increasing offsets, counting each stretch of the buffer once."""
-
-    def __init__(self, data: bytes) -> None:
-        self._data = data
-        self._offset = 0
-        self._line = 1
-
-    def line(self, offset: int) -> int:
-        if offset < self._offset:
-            self._offset, self._line = 0, 1
-        self._line += self._data.count(b"\n", self._offset, offset)
-        self._offset = offset
-        return self._line
+            yield index, match

@@ -43,6 +43,7 @@ class Document:
     analysed_version: int | None = None  # the version the findings describe
     config_token: object | None = None  # the configuration they were found under
     changed_at: float | None = None  # when the oldest change not yet reflected in published diagnostics arrived
+    changed_cpu: float = 0.0  # the server thread's CPU time then (time.thread_time)
     # Its diagnostics as sent, kept rendered between keystrokes (see cudaport.lsp.render).
     rendered: RenderedDiagnostics = field(default_factory=RenderedDiagnostics)
     held: bool = False  # edited since its last save while the editor asks for diagnostics on save only

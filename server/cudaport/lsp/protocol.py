@@ -36,9 +36,13 @@ class PreparedJSON(dict[str, Any]):
     It is serialised as it is, instead of being built as lsprotocol objects and walked by cattrs."""
 
 
-class RawJSON(str):
-    """A message part already serialised (ASCII JSON text): diagnostics are serialised once per finding and sent
-    again as they are while the finding stays where it is."""
+class RawJSON(tuple[str, ...]):
+    """A message part already serialised, as pieces of ASCII JSON text to be written one after the other: the
+    diagnostics of a document are kept serialised in blocks, and a message of 5,000 is those blocks, never joined
+    into one string before they are encoded."""
+
+    def __new__(cls, *pieces: str) -> RawJSON:
+        return super().__new__(cls, pieces)
 
 
 def converter_factory() -> Converter:
@@ -49,7 +53,7 @@ def converter_factory() -> Converter:
 
 # Notifications whose parameters the server sends as PreparedJSON (pygls would unstructure them by their declared
 # lsprotocol type, which a plain mapping is not).
-_PREPARED = frozenset({types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, types.PROGRESS})
+_PREPARED = frozenset({types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, types.PROGRESS, types.WINDOW_LOG_MESSAGE})
 
 
 _PENDING_WRITES: set[asyncio.Future[Any]] = set()
@@ -119,18 +123,21 @@ class CudaportProtocol(LanguageServerProtocol):
 
     def _send_data(self, data: Any) -> None:
         """pygls serialises every message with json.dumps; a RawJSON part is spliced in as it is."""
-        body: str | None = None
+        head: str | None = None
+        raw: RawJSON | None = None
         if isinstance(data, JsonRPCNotification) and isinstance(data.params, RawJSON):
-            body = f'{{"jsonrpc":"2.0","method":{json.dumps(data.method)},"params":{data.params}}}'
+            head, raw = f'{{"jsonrpc":"2.0","method":{json.dumps(data.method)},"params":', data.params
         elif isinstance(data, JsonRPCResponseMessage) and isinstance(data.result, RawJSON):
-            body = f'{{"jsonrpc":"2.0","id":{json.dumps(data.id)},"result":{data.result}}}'
-        if body is None or self.writer is None:
+            head, raw = f'{{"jsonrpc":"2.0","id":{json.dumps(data.id)},"result":', data.result
+        if head is None or raw is None or self.writer is None:
             super()._send_data(data)
             return
-        payload = body.encode("utf-8")
+        pieces = [head.encode(), *(piece.encode() for piece in raw), b"}"]
         if self._include_headers:
+            length = sum(map(len, pieces))
             content_type = f"{self.CONTENT_TYPE}; charset={self.CHARSET}"
-            payload = f"Content-Length: {len(payload)}\r\nContent-Type: {content_type}\r\n\r\n".encode() + payload
+            pieces.insert(0, f"Content-Length: {length}\r\nContent-Type: {content_type}\r\n\r\n".encode())
+        payload = b"".join(pieces)
         try:
             result = self.writer.write(payload)
             if inspect.isawaitable(result):  # an asynchronous transport: keep the write alive until it is done

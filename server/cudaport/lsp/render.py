@@ -154,7 +154,7 @@ class _BlockText:
         line = lines.line_of(self.block.start)
         if line != self.line:
             moved = line - self.line
-            self.lines = tuple(number + moved for number in self.lines)
+            self.lines = tuple(map(moved.__add__, self.lines))
             self.text = self.template % self.lines
             self.line = line
         return self.text
@@ -171,6 +171,10 @@ class RenderedDiagnostics:
 
     def json(self, store: FindingStore, lines: LineIndex, style: Style) -> str:
         """The diagnostics of `store`'s findings as a JSON array."""
+        return "".join(self.pieces(store, lines, style))
+
+    def pieces(self, store: FindingStore, lines: LineIndex, style: Style) -> list[str]:
+        """The same, as pieces to write one after the other (a block's diagnostics each: nothing is copied)."""
         if style.key != self._style:
             self._style = style.key
             self._blocks = {}
@@ -208,4 +212,10 @@ class RenderedDiagnostics:
             count += 1
         self._extras = extras
         self.count = count
-        return "[" + ",".join(parts) + "]"
+        if not parts:
+            return ["[]"]
+        out = ["["]
+        for part in parts:
+            out += (part, ",")
+        out[-1] = "]"
+        return out

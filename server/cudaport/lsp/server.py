@@ -32,7 +32,7 @@ from .diagnostics import Diagnostics
 from .documents import uri_path
 from .features import register, register_command
 from .framing import Frame, FrameReader
-from .protocol import CudaportProtocol, converter_factory
+from .protocol import CudaportProtocol, PreparedJSON, converter_factory
 from .settings import EditorSettings
 from .store import Store
 from .sync import TextSync
@@ -52,7 +52,7 @@ class CudaportServer(LanguageServer):
             protocol_cls=CudaportProtocol,
             converter_factory=converter_factory,
         )
-        self.log_handler = logs.ClientLogHandler(self.window_log_message)
+        self.log_handler = logs.ClientLogHandler(self._log_message)
         self.store = Store(report=self._show_configuration_problem, tell=self._show_message)
         self.client = Client(self, lambda: self.store.capabilities)
         _register_handlers(self)
@@ -60,6 +60,10 @@ class CudaportServer(LanguageServer):
     @property
     def shutdown_requested(self) -> bool:
         return self.store.shutdown_requested
+
+    def _log_message(self, params: types.LogMessageParams) -> None:
+        # JSON as it is sent (the debug log carries a line per change: no lsprotocol conversion for each)
+        self.protocol.notify(types.WINDOW_LOG_MESSAGE, PreparedJSON(type=int(params.type), message=params.message))
 
     def _show_message(self, message: str, kind: types.MessageType) -> None:
         self.client.show_message(message, kind)
@@ -203,6 +207,7 @@ def parse_loopback(address: str) -> tuple[str, int]:
 
 
 def _serve_stdio(server: CudaportServer, stdin: BinaryIO, stdout: BinaryIO) -> int:
+    _grow_pipe(stdout)
     server.protocol.set_writer(StdoutWriter(stdout))
     try:
         asyncio.run(_serve(server, stdin))
@@ -211,6 +216,27 @@ def _serve_stdio(server: CudaportServer, stdin: BinaryIO, stdout: BinaryIO) -> i
     except BrokenPipeError:
         log.error("the connection to the client is lost")
     return 0 if server.shutdown_requested else 1
+
+
+_PIPE_SIZES = (4 << 20, 1 << 20)  # 1 MiB is Linux's limit for an unprivileged process (fs.pipe-max-size)
+_F_SETPIPE_SZ = 1031  # Linux's fcntl to resize a pipe (fcntl.F_SETPIPE_SZ from Python 3.10, not on every build)
+
+
+def _grow_pipe(stream: BinaryIO) -> None:
+    """A pipe to the client holds 64 KiB: the diagnostics of a dense file (1.5 MB) would keep the server's loop
+    writing until the client has read them. A larger pipe (where the system allows one) lets it go on sooner."""
+    try:
+        import fcntl
+
+        descriptor = stream.fileno()
+    except (ImportError, OSError, ValueError, AttributeError):
+        return  # not a file descriptor, or not a POSIX system
+    for size in _PIPE_SIZES:
+        try:
+            fcntl.fcntl(descriptor, getattr(fcntl, "F_SETPIPE_SZ", _F_SETPIPE_SZ), size)
+            return
+        except OSError:
+            continue  # over the system's limit, or not a pipe: the default size works, only slower
 
 
 async def _serve(server: CudaportServer, stdin: BinaryIO) -> None:

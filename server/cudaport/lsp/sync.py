@@ -33,11 +33,11 @@ class TextSync:
         self.workspace.workspace_changed()
 
     def did_change(self, params: types.DidChangeTextDocumentParams) -> None:
-        arrived = time.perf_counter()
+        arrived, cpu = time.perf_counter(), time.thread_time()
         document = self.store.documents.change(params.text_document, list(params.content_changes), self.store.unit)
         if document is not None:
             if document.changed_at is None:
-                document.changed_at = arrived
+                document.changed_at, document.changed_cpu = arrived, cpu
             self.diagnostics.changed(document)
 
     def did_save(self, params: types.DidSaveTextDocumentParams) -> None:
