@@ -159,6 +159,91 @@ def test_edits_on_directive_lines_keep_the_session_equal_to_a_whole_file_check(t
     assert whole_file_runs < 28  # most of these edits leave every directive as it was (35, 28, 35 when any was whole)
 
 
+# A conditional over several lines (the marker on a continuation line) and portability #defines, for every target.
+MULTILINE_GUARDS = """
+#if defined(SOME_FEATURE) && \\
+    (defined(USE_ROCM) || defined(USE_NPU) || defined(USE_MLU) || \\
+     defined(USE_MUSA) || defined(USE_MACA) || defined(USE_COREX))
+static void guarded_alloc(void **p) { cudaMalloc(p, 8); cudaStreamSynchronize(0); }
+#elif defined(OTHER)
+static void guarded_free(void *p) { cudaFree(p); }
+#else
+static void plain(void *p) { cudaDeviceSynchronize(); cudaFree(p); }
+#endif
+#define cudaMemset hipMemset
+#define cudaMemcpy musaMemcpy
+typedef hipEvent_t cudaEvent_t;
+void uses(void *p, cudaEvent_t e) { cudaMemset(p, 0, 8); cudaMemcpy(p, p, 8, cudaMemcpyDefault); }
+"""
+DIRECTIVE_FIXTURES = ["dual_stack.cu", "guarded_helpers.cu", "uses_compat.cu", "warp_reduce.cu", "runtime_check.cu"]
+DIRECTIVE_TYPING = [b"x", b" ", b")", b"(", b"|", b"!", b"\\", b"\n", b"/*", b"*/", b"#endif\n", b"#else\n"]
+DIRECTIVE_TYPING += [b"defined(USE_ROCM) || ", b"defined(USE_NPU) && ", b" \\\n  ", b"\n#if 0\n"]
+
+
+def _directive_or_paste_edit(data: bytes, rng: random.Random) -> tuple[int, int, bytes]:
+    """An edit anywhere in a directive line (its continuation lines too), or a block of lines pasted or cut."""
+    lines = data.split(b"\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    choice = rng.random()
+    if choice < 0.6:
+        directive_rows = [
+            i
+            for i, line in enumerate(lines)
+            if line.lstrip().startswith(b"#") or (i > 0 and lines[i - 1].rstrip(b"\r").endswith(b"\\"))
+        ]
+        row = rng.choice(directive_rows or [0])
+        at = starts[row] + rng.randrange(len(lines[row]) + 1)
+        if rng.random() < 0.35:
+            return at, min(starts[row] + len(lines[row]), at + rng.randint(1, 3)), b""
+        return at, at, rng.choice(DIRECTIVE_TYPING)
+    first = rng.randrange(len(lines))
+    last = min(len(lines), first + rng.randint(1, 30))
+    block = data[starts[first] : min(starts[last], len(data))]
+    if choice < 0.85:
+        at = starts[rng.randrange(len(lines))]
+        return min(at, len(data)), min(at, len(data)), block  # a paste
+    return starts[first], min(starts[last], len(data)), b""  # a cut
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_directive_edits_continuations_and_pastes_keep_the_session_equal_to_a_check(
+    cli: Cli, tmp_path: Path, target: str, newline: str
+) -> None:
+    """Edits inside #if/#elif/#else/#endif lines and their continuation lines, and pastes and cuts of blocks of
+    lines (directives and includes among them), are analysed as far as they reach (the chains they change), not
+    the whole file: the findings stay those of a whole-file check after every burst, and those the CLI prints."""
+    fixtures = Path(__file__).resolve().parent / "fixtures" / "c"
+    # Large enough that an edit's reach is a small part of it (past half the file, a session analyses it whole).
+    text = "".join((fixtures / name).read_text(encoding="utf-8") for name in DIRECTIVE_FIXTURES * 3) + MULTILINE_GUARDS
+    text = text.replace("\r\n", "\n").replace("\n", newline)
+    path = tmp_path / "directives.cu"
+    engine = Engine(Settings(target=target))
+    session = engine.open(path, text.encode(), "c")
+    session.analyse()
+    rng = random.Random(f"directives {target}{newline}")
+    whole_file = 0
+    for burst in range(40):
+        for _ in range(rng.randint(1, 3)):
+            start, end, typed = _directive_or_paste_edit(session.data, rng)
+            session.edit(start, end, typed.replace(b"\n", newline.encode()) if newline != "\n" else typed)
+        whole_file += session.analyse().mode == "full"
+        whole, _ = engine.check_data(session.data, "c", session.path)
+        assert sorted(map(_identity, session.findings)) == sorted(map(_identity, whole)), f"burst {burst}"
+    assert whole_file < 30  # most directive edits and pastes re-analyse what they change, not the file
+    path.write_bytes(session.data)
+    report = cli("check", path.name, "--target", target, "--format", "json", "--exit-zero", cwd=tmp_path).json()
+    lines = LineIndex(session.data)
+    shown = {(d["line"], d["column"], d["rule"], d["symbol"], d["message"]) for d in report["diagnostics"]}
+    ours = set()
+    for finding in session.findings:
+        line, column = lines.position(finding.start, "codepoint")
+        ours.add((line + 1, column + 1, finding.rule, finding.symbol, finding.message))
+    assert shown == ours
+
+
 def test_line_tables_follow_edits_like_a_fresh_search() -> None:
     """The session's tables of lines starting with a word list what a fresh search finds after any edit, and a
     change of a listed line (or of a line continuing one) changes the table's generation."""

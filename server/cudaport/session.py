@@ -493,7 +493,7 @@ def _refined(
         while pending:
             node = pending.pop()
             for child in node.children:
-                if child.end_byte <= lo or child.start_byte >= hi or _unchanged(child, old_root):
+                if child.end_byte <= lo or child.start_byte >= hi or _unchanged(child, old_root, transparent):
                     continue
                 if child.type in transparent:
                     pending.append(child)
@@ -502,21 +502,29 @@ def _refined(
     return refined
 
 
-def _unchanged(node: Any, old_root: Any) -> bool:
-    """Whether the old tree (edited into the new offsets) has this very subtree: the same type over the same bytes,
-    with as many nodes and the same errors."""
+def _unchanged(node: Any, old_root: Any, transparent: frozenset[str]) -> bool:
+    """Whether the old tree (edited into the new offsets) has this very subtree (the same type over the same bytes,
+    with as many nodes and the same errors) under transparent containers only, as the new one has it: a function
+    that a broken brace had taken in, and no longer does, is not the same code."""
     start, end = node.start_byte, node.end_byte
     old = old_root.descendant_for_byte_range(start, end)
     while old is not None and old.type != node.type and old.start_byte == start and old.end_byte == end:
         old = old.parent
-    return (
+    if not (
         old is not None
         and old.type == node.type
         and old.start_byte == start
         and old.end_byte == end
         and old.descendant_count == node.descendant_count
         and old.has_error == node.has_error
-    )
+    ):
+        return False
+    above = old.parent
+    while above is not None and above.parent is not None:
+        if above.type not in transparent:
+            return False
+        above = above.parent
+    return True
 
 
 # ---- widening an edit to what it can change ----------------------------------------------------------------
