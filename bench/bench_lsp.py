@@ -353,6 +353,73 @@ def dense(edits: int, workspace: Path, seed: int, baseline: Path | None = None) 
     )
 
 
+def bulk(workspace: Path) -> None:
+    """Changes that must not block the server for seconds: a replace-all of 1,000 ranges and a 200-line paste in
+    the dense file, Enter at its top, and keystrokes in 20 MB one-line buffers (over max-file-size: not analysed,
+    but still edited), ASCII and CJK. Each: the slowest round trip from the change to its diagnostics."""
+    server = Server(workspace, {"debounce": 0, "fullCheckAfterIdle": 0, "logLevel": "debug"})
+    text = dense_text()
+    lines = text.split("\n")
+    uri = (workspace / "bulk.cu").as_uri()
+    server.notify(
+        "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "cuda-cpp", "version": 1, "text": text}}
+    )
+    server.fetch(uri, 1, "push")
+    version = 1
+
+    def timed(uri: str, changes: list[dict[str, Any]]) -> float:
+        nonlocal version
+        version += 1
+        began = time.perf_counter()
+        server.notify(
+            "textDocument/didChange", {"textDocument": {"uri": uri, "version": version}, "contentChanges": changes}
+        )
+        server.fetch(uri, version, "push")
+        return (time.perf_counter() - began) * 1000
+
+    # `cuda` -> `hip` at its first 1,000 places (`cudaMalloc` -> `hipMalloc`, ...), as an editor's replace-all sends
+    # it: one change notification, last range first.
+    places = [
+        (row, match.start())
+        for row, line in enumerate(lines)
+        if line.isascii()
+        for match in re.finditer(r"\bcuda", line)
+    ][:1000]
+    replace = [{"range": _range(r, c, r, c + 4), "text": "hip"} for r, c in reversed(places)]
+    undo = [{"range": _range(r, c, r, c + 3), "text": "cuda"} for r, c in reversed(places)]
+    print(
+        f"  replace-all of {len(replace):,} ranges: {timed(uri, replace):,.0f} ms, undone: {timed(uri, undo):,.0f} ms"
+    )
+    # Whole functions and #if blocks, as a person copies them: the first 200 lines and on to where they balance.
+    depth, size = 0, 0
+    for size, line in enumerate(lines, start=1):
+        depth += line.count("{") - line.count("}")
+        depth += line.lstrip().startswith("#if") - line.lstrip().startswith("#endif")
+        if size >= 200 and depth == 0:
+            break
+    block = "\n".join(lines[:size]) + "\n"
+    paste = timed(uri, [{"range": _range(3, 0, 3, 0), "text": block}])
+    cut = timed(uri, [{"range": _range(3, 0, 3 + size, 0), "text": ""}])
+    print(f"  {size}-line paste near the top: {paste:,.0f} ms, cut again: {cut:,.0f} ms")
+    enter = [
+        timed(uri, [{"range": _range(row, len(lines[row]), row, len(lines[row])), "text": "\n"}])
+        for row in range(5, 15)
+    ]
+    print(f"  Enter at the top, 10 times: slowest {max(enter):,.0f} ms")
+    for name, char in (("ASCII", "x"), ("CJK", "中")):
+        big_uri = (workspace / f"one-line-{name}.cu").as_uri()
+        big = char * (20_000_000 // len(char.encode()))
+        server.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": big_uri, "languageId": "cuda-cpp", "version": 1, "text": big}},
+        )
+        server.fetch(big_uri, 1, "push")
+        middle = len(big) // 2
+        keys = [timed(big_uri, [{"range": _range(0, middle + i, 0, middle + i), "text": "a"}]) for i in range(10)]
+        print(f"  20 MB one-line {name} buffer, 10 keystrokes in its middle: slowest {max(keys):,.0f} ms")
+    server.close()
+
+
 def memory_under_edits(path: Path, workspace: Path, edits: int) -> None:
     """Resident memory before and after `edits` single-character changes to one document."""
     server = Server(workspace, {"debounce": 50})
@@ -451,7 +518,7 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=ROOT / "bench" / ".corpus")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--memory-edits", type=int, default=22_000, help="edits for the memory-growth figure")
-    parser.add_argument("--only", choices=["dense", "memory"], help="run one part only")
+    parser.add_argument("--only", choices=["dense", "memory", "bulk"], help="run one part only")
     parser.add_argument(
         "--baseline",
         type=Path,
@@ -462,6 +529,9 @@ def main() -> int:
     workspace.mkdir(parents=True, exist_ok=True)
     if args.only == "dense":
         dense(args.edits // 4, workspace, args.seed, args.baseline)
+        return 0
+    if args.only == "bulk":
+        bulk(workspace)
         return 0
     if args.only == "memory":
         memory_under_edits(ROOT / "tests" / "lsp" / "data" / "reduce.cu", workspace, args.memory_edits)
@@ -485,6 +555,8 @@ def main() -> int:
         print("  not measured: the engine has no Python analyzer in this checkout (issue 3)")
     print("\ndense file (test fixtures, >= 5,000 findings in >= 10,000 lines): edits at the top, middle and end")
     dense(args.edits // 4, workspace, args.seed, args.baseline)
+    print("\nbulk changes and oversized buffers (the slowest round trip of each):")
+    bulk(workspace)
     print("\nmemory under editing:")
     memory_under_edits(ROOT / "tests" / "lsp" / "data" / "reduce.cu", workspace, args.memory_edits)
     print("\nmemory with 200 open documents:")

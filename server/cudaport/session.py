@@ -44,6 +44,8 @@ _FIELD_ACCESS = "field_expression"
 _LINE_REF = "(line "  # how a message names a line (Finding.line_ref)
 # Changed ranges longer than this are looked at node by node (see _refined): most are a container's end moving.
 _REFINE = 16384
+# Edits kept to map the facts' offsets into the current text; past this many without an analysis, the facts go.
+_FACT_EDITS = 512
 _RETURN_DECLARATORS = frozenset({"pointer_declarator", "reference_declarator"})
 
 # (start, end, name, kind): kind "function" (a definition with a body), "field" (a struct field declared) or
@@ -197,7 +199,11 @@ class Session:
         self.data = data
         delta = len(text) - (end - start)
         if self.facts is not None:
-            self._fact_edits.append((start, end, delta))
+            if len(self._fact_edits) >= _FACT_EDITS:
+                self.facts = None  # so many edits since the facts that a directive edit is analysed whole
+                self._fact_edits = []
+            else:
+                self._fact_edits.append((start, end, delta))
 
         def moved(lo: int, hi: int) -> tuple[int, int] | None:
             """A range after the change, moved with it; None when the change touches it."""
@@ -215,7 +221,7 @@ class Session:
         for lo, hi in self.dirty:
             dirty.append(moved(lo, hi) or covering(lo, hi))
         self._move_findings(start, end, delta, text, old, dirty, lines.line_count != self.lines.line_count)
-        self.dirty = dirty
+        self.dirty = _merged(dirty)  # thousands of edits before an analysis (a client that never waits) stay few
         declarations: list[Declaration] = []
         for lo, hi, name, kind in self.declarations:
             kept_range = moved(lo, hi)
@@ -635,6 +641,17 @@ def _query(language: Language, source: str) -> Query:
 
 
 # ---- bookkeeping ----------------------------------------------------------------------------------------------
+def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Ranges sorted, those that overlap or touch made one."""
+    merged: list[tuple[int, int]] = []
+    for lo, hi in sorted(ranges):
+        if merged and lo <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+        else:
+            merged.append((lo, hi))
+    return merged
+
+
 def _starts_in(windows: list[tuple[int, int]], offset: int) -> bool:
     return any(lo <= offset < hi for lo, hi in windows)
 
