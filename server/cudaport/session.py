@@ -3,16 +3,23 @@
 bytes, the line index, the syntax tree and the findings; `analyse()` brings the findings up to date; `fix_all()`
 rewrites the buffer as `cudaport fix` would.
 
-Each change moves the findings after it (those it touches are dropped until re-analysis) and remembers the
-changed byte range. `analyse()` then re-parses with the edited old tree (tree-sitter reuses what the edit did not
-touch), takes the edited ranges plus the ranges whose syntax changed (`Tree.changed_ranges`: typing `/*` changes
-the rest of the file), widens each to the outermost enclosing function (whether code is device code depends on its
-qualifiers) and to whole lines, and asks the analyzer for the findings that start there. What an edit can
-invalidate is the analyzer's own `IncrementalProfile`: edits that can change findings anywhere (directives,
-imports, suppressions, a CUDA-named function defined or undefined) and analyzers without a profile get a
-whole-file analysis. A front end runs `analyse(whole_file=True)` once typing stops, which parses afresh: error
-recovery can leave an incrementally parsed tree of half-typed code slightly different from a fresh parse, which
-is what `cudaport check` sees."""
+What an edit costs is what it touches, not the size of the file or the number of its findings:
+- the findings are held in blocks (cudaport.findingstore): the findings near the change are looked at one by one
+  (those it touches are dropped until re-analysis), the blocks after it only owe a shift;
+- the whole-buffer questions the finders ask (does it contain a word, which lines begin with `#`) are answered
+  from counts and line tables the edit updates (cudaport.presence);
+- `analyse()` re-parses with the edited old tree (tree-sitter reuses what the edit did not touch), takes the
+  edited ranges plus the ranges whose syntax changed (`Tree.changed_ranges`: typing `/*` changes the rest of the
+  file), widens each to the outermost enclosing function (whether code is device code depends on its qualifiers)
+  and to whole lines, and asks the analyzer for the findings that start there.
+
+What an edit can invalidate is the analyzer's own `IncrementalProfile`. An edit to a file-wide statement (a
+directive, an import, a file-level suppression) is compared through the analyzer's FileFacts before and after:
+only what they say changed is analysed again (a conditional chain that selects the target's path, the findings of
+a name a #define maps), or the whole file when they cannot say (includes, imports) or the analyzer has none. A
+CUDA-named function defined or undefined is a whole-file change too. A front end runs `analyse(whole_file=True)`
+once typing stops, which parses afresh: error recovery can leave an incrementally parsed tree of half-typed code
+slightly different from a fresh parse, which is what `cudaport check` sees."""
 
 from __future__ import annotations
 

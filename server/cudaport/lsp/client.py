@@ -22,11 +22,11 @@ class Client:
         self._server = server
         self._capabilities = capabilities
 
-    def publish(self, uri: str, version: int | None, diagnostics: list[str]) -> None:
+    def publish(self, uri: str, version: int | None, diagnostics: list[bytes]) -> None:
         """textDocument/publishDiagnostics with the diagnostics already serialised (pieces of a JSON array)."""
         version_json = "null" if version is None else str(version)
-        head = f'{{"uri":{json.dumps(uri)},"version":{version_json},"diagnostics":'
-        self._server.protocol.notify(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, RawJSON(head, *diagnostics, "}"))
+        head = f'{{"uri":{json.dumps(uri)},"version":{version_json},"diagnostics":'.encode()
+        self._server.protocol.notify(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, RawJSON(head, *diagnostics, b"}"))
 
     def clear(self, uri: str) -> None:
         self._server.protocol.notify(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, PreparedJSON(uri=uri, diagnostics=[]))

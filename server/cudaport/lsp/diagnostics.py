@@ -24,7 +24,7 @@ __all__ = ["IDENTIFIER", "Diagnostics", "diagnostics_json", "pull"]
 log = logging.getLogger(__name__)
 
 
-def diagnostics_json(snapshot: Snapshot) -> list[str]:
+def diagnostics_json(snapshot: Snapshot) -> list[bytes]:
     """The document's diagnostics as pieces of a JSON array, from what is kept rendered of its findings."""
     document = snapshot.document
     return document.rendered.pieces(document.session.store, snapshot.lines, snapshot.style)
@@ -44,7 +44,8 @@ def pull(snapshot: Snapshot | None, previous_result_id: str | None) -> PreparedJ
     result_id = f"{document.result_id}"
     if previous_result_id == result_id:
         return PreparedJSON(kind="unchanged", resultId=result_id)
-    answer = RawJSON(f'{{"kind":"full","resultId":"{result_id}","items":', *diagnostics_json(snapshot), "}")
+    head = f'{{"kind":"full","resultId":"{result_id}","items":'.encode()
+    answer = RawJSON(head, *diagnostics_json(snapshot), b"}")
     log_latency(document, "answered a pull with")
     return answer
 
@@ -90,7 +91,7 @@ class Diagnostics:
             diagnostics = diagnostics_json(self.store.snapshot_of(document))
         except Exception:
             log.exception("converting the findings of %s failed", document.uri)
-            diagnostics = ["[]"]
+            diagnostics = [b"[]"]
         self.client.publish(document.uri, document.version, diagnostics)
         log_latency(document, "published")
 

@@ -36,12 +36,12 @@ class PreparedJSON(dict[str, Any]):
     It is serialised as it is, instead of being built as lsprotocol objects and walked by cattrs."""
 
 
-class RawJSON(tuple[str, ...]):
-    """A message part already serialised, as pieces of ASCII JSON text to be written one after the other: the
+class RawJSON(tuple[bytes, ...]):
+    """A message part already serialised, as pieces of ASCII JSON to be written one after the other: the
     diagnostics of a document are kept serialised in blocks, and a message of 5,000 is those blocks, never joined
-    into one string before they are encoded."""
+    or encoded on the event loop."""
 
-    def __new__(cls, *pieces: str) -> RawJSON:
+    def __new__(cls, *pieces: bytes) -> RawJSON:
         return super().__new__(cls, pieces)
 
 
@@ -132,11 +132,19 @@ class CudaportProtocol(LanguageServerProtocol):
         if head is None or raw is None or self.writer is None:
             super()._send_data(data)
             return
-        pieces = [head.encode(), *(piece.encode() for piece in raw), b"}"]
+        pieces = [head.encode(), *raw, b"}"]
         if self._include_headers:
             length = sum(map(len, pieces))
             content_type = f"{self.CONTENT_TYPE}; charset={self.CHARSET}"
             pieces.insert(0, f"Content-Length: {length}\r\nContent-Type: {content_type}\r\n\r\n".encode())
+        write_pieces = getattr(self.writer, "write_pieces", None)
+        if write_pieces is not None:  # joined off the event loop
+            try:
+                write_pieces(pieces)
+            except BrokenPipeError:
+                log.error("the connection to the client is lost")
+                raise
+            return
         payload = b"".join(pieces)
         try:
             result = self.writer.write(payload)

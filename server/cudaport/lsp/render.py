@@ -62,8 +62,8 @@ class DiagnosticBuilder:
             **self._constant_part(finding)[0],
         }
 
-    def template(self, finding: Finding) -> tuple[str, int, int]:
-        """(the diagnostic's JSON with `%d` for its start and end lines, start line, end line)."""
+    def template(self, finding: Finding) -> tuple[bytes, int, int]:
+        """(the diagnostic's JSON (ASCII) with `%d` for its start and end lines, start line, end line)."""
         position = self.lines.position
         unit = self.style.unit
         line, column = position(finding.start, unit)
@@ -72,7 +72,7 @@ class DiagnosticBuilder:
             f'{{"range":{{"start":{{"line":%d,"character":{column}}},"end":{{"line":%d,"character":{end_column}}}}},'
             f"{self._constant_part(finding)[1]}}}"
         )
-        return text, line, end_line
+        return text.encode(), line, end_line
 
     def _constant_part(self, finding: Finding) -> tuple[dict[str, Any], str]:
         fixable = finding.fixable
@@ -144,13 +144,13 @@ class _BlockText:
             template, line, end_line = builder.template(finding)
             templates.append(template)
             numbers += (line, end_line)
-        self.template = ",".join(templates)
+        self.template = b",".join(templates)
         self.lines = tuple(numbers)
         self.text = self.template % self.lines
         self.count = len(shown)
         self.line = lines.line_of(block.start)  # the first finding's line (shown or not): what an edit above moves
 
-    def current(self, lines: LineIndex) -> str:
+    def current(self, lines: LineIndex) -> bytes:
         line = lines.line_of(self.block.start)
         if line != self.line:
             moved = line - self.line
@@ -166,21 +166,22 @@ class RenderedDiagnostics:
     def __init__(self) -> None:
         self._style: tuple[object, ...] | None = None
         self._blocks: dict[int, _BlockText] = {}
-        self._extras: dict[int, tuple[Finding, int, str]] = {}  # id -> (finding, version, JSON)
+        self._extras: dict[int, tuple[Finding, int, bytes]] = {}  # id -> (finding, version, JSON)
         self.count = 0  # diagnostics in the last list rendered
 
     def json(self, store: FindingStore, lines: LineIndex, style: Style) -> str:
         """The diagnostics of `store`'s findings as a JSON array."""
-        return "".join(self.pieces(store, lines, style))
+        return b"".join(self.pieces(store, lines, style)).decode()
 
-    def pieces(self, store: FindingStore, lines: LineIndex, style: Style) -> list[str]:
-        """The same, as pieces to write one after the other (a block's diagnostics each: nothing is copied)."""
+    def pieces(self, store: FindingStore, lines: LineIndex, style: Style) -> list[bytes]:
+        """The same, as pieces of ASCII JSON to write one after the other (a block's diagnostics each, kept as
+        bytes: nothing is encoded or copied on a keystroke)."""
         if style.key != self._style:
             self._style = style.key
             self._blocks = {}
             self._extras = {}
         builder = DiagnosticBuilder(lines, style)
-        parts: list[str] = []
+        parts: list[bytes] = []
         count = 0
         blocks: dict[int, _BlockText] = {}
         cache = self._blocks
@@ -196,7 +197,7 @@ class RenderedDiagnostics:
                 parts.append(text)
                 count += entry.count
         self._blocks = blocks
-        extras: dict[int, tuple[Finding, int, str]] = {}
+        extras: dict[int, tuple[Finding, int, bytes]] = {}
         versions = store.extra_versions
         for finding in store.extras:
             if not style.show_portable and finding.difficulty == Difficulty.PORTABLE:
@@ -213,9 +214,9 @@ class RenderedDiagnostics:
         self._extras = extras
         self.count = count
         if not parts:
-            return ["[]"]
-        out = ["["]
+            return [b"[]"]
+        out = [b"["]
         for part in parts:
-            out += (part, ",")
-        out[-1] = "]"
+            out += (part, b",")
+        out[-1] = b"]"
         return out
