@@ -83,26 +83,13 @@ class GuardIndex:
         return bool(self._regions)
 
 
-def guarded_regions(
-    data: bytes,
-    markers: re.Pattern[bytes],
-    in_comment: Callable[[int], bool] | None = None,
-    hash_lines: Sequence[int] | None = None,
-) -> GuardIndex:
-    """Conditional chains that test one of `markers` (outermost ones; nested chains lie inside them).
-
-    `in_comment(offset)` tells whether a directive-looking line is inside a comment (`/* #endif */`). Markers only
-    count in the conditions of directives, so only those are searched. `hash_lines`: the starts of the lines that
-    begin with `#`, when known (an editor session keeps them)."""
-    if hash_lines is None:
-        hash_lines = list(lines_starting_with(data, b"#"))
-    return GuardIndex(guard_shape(data, markers, in_comment, hash_lines), data, hash_lines)
-
-
 def guard_shape(
     data: bytes, markers: re.Pattern[bytes], in_comment: Callable[[int], bool] | None, hash_lines: Sequence[int]
 ) -> GuardShape:
-    """The work of guarded_regions that depends on the directives' text alone (see GuardShape)."""
+    """Conditional chains that test one of `markers` (outermost ones; nested chains lie inside them), by their
+    directives' positions among `hash_lines`, the starts of the lines that begin with `#` (GuardIndex places them
+    in the buffer). `in_comment(offset)` tells whether a directive-looking line is inside a comment
+    (`/* #endif */`). Markers only count in the conditions of directives, so only those are searched."""
     directives = list(_directives(data, hash_lines))
     if not any(markers.search(match.group(2)) for _, match in directives if match.group(1) != b"endif"):
         return GuardShape(())
