@@ -244,6 +244,33 @@ def test_directive_edits_continuations_and_pastes_keep_the_session_equal_to_a_ch
     assert shown == ours
 
 
+def test_an_edit_on_the_continuation_line_of_an_if_is_a_directive_edit() -> None:
+    """`#if defined(A) && \\` + `defined(USE_ROCM)`: the marker on the continuation line makes the branch already
+    dual-stack; an edit there that drops it must re-rate the calls in the branch (it was taken for an ordinary
+    line, and they stayed portable)."""
+    text = (
+        b"#include <cuda_runtime.h>\n"
+        + b"void before(void *p) { cudaFree(p); }\n" * 40
+        + b"#if defined(SOME_FEATURE) || \\\n    defined(USE_ROCM)\n"
+        + b"void guarded(void **p) { cudaMalloc(p, 8); }\n#endif\n"
+        + b"void after(void *p) { cudaFree(p); }\n" * 40
+    )
+    engine = Engine(Settings(target="hip"))
+    session = engine.open(Path("continued.cu"), text, "c")
+    session.analyse()
+
+    def malloc() -> Finding:
+        return next(f for f in session.findings if f.symbol == "cudaMalloc")
+
+    assert malloc().data.get("ported") == "1"
+    at = session.data.index(b"defined(USE_ROCM)")
+    session.edit(at, at + len(b"defined(USE_ROCM)"), b"defined(USE_OTHER)")
+    assert session.analyse().mode == "incremental"  # the chain it changed, not the whole file
+    whole, _ = engine.check_data(session.data, "c", session.path)
+    assert sorted(map(_identity, session.findings)) == sorted(map(_identity, whole))
+    assert "ported" not in malloc().data
+
+
 def test_line_tables_follow_edits_like_a_fresh_search() -> None:
     """The session's tables of lines starting with a word list what a fresh search finds after any edit, and a
     change of a listed line (or of a line continuing one) changes the table's generation."""
