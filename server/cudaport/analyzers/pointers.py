@@ -17,6 +17,7 @@ from tree_sitter import Node
 
 from ..models import Finding
 from ..ruleset import Symbol
+from .base import WORD_BYTE, starts_word
 from .tsutil import text
 
 if TYPE_CHECKING:
@@ -78,11 +79,20 @@ def _cast_to_type(name: Node) -> Node | None:
 
 
 def _variables_of(scan: Scan, types: list[str]) -> dict[str, str]:
-    """Variable, parameter and field names the file declares with one of `types` -> that type."""
+    """Variable, parameter and field names the file declares with one of `types` -> that type. The type's
+    occurrences are found with bytes.find: a regex starting with a lookbehind tries every position of the buffer,
+    ~10 ms for a large file on every keystroke in an editor."""
     found: dict[str, str] = {}
+    data = scan.data
     for type_name in types:
-        for match in _whole_word(type_name).finditer(scan.data):
-            node = scan.code_node(match.start(), match.end())
+        word = type_name.encode()
+        position = data.find(word)
+        while position != -1:
+            start, end = position, position + len(word)
+            position = data.find(word, end)
+            if not starts_word(data, start) or (end < len(data) and WORD_BYTE[data[end]]):
+                continue
+            node = scan.code_node(start, end)
             declaration = node[0].parent if node is not None and not node[1] else None
             if declaration is None or declaration.type not in _DECLARATIONS:
                 continue
