@@ -200,6 +200,8 @@ def _struct_named(scan: Scan, name: str) -> Node | None:
     """The struct or class defined (with a body) at the top level of the file under `name`, itself or by a typedef,
     found from the name's occurrences (bytes.find): walking every top-level node costs half a millisecond in a
     large file, for each vector shuffle an editor re-analyses."""
+    if not _IDENTIFIER.fullmatch(name) or name in _NOT_STRUCTS:
+        return None  # `unsigned int`, `float`: no struct is named so
     data, root = scan.data, scan.root
     word = name.encode()
     position = data.find(word)
@@ -207,6 +209,12 @@ def _struct_named(scan: Scan, name: str) -> Node | None:
         start, end = position, position + len(word)
         position = data.find(word, end)
         if not starts_word(data, start) or (end < len(data) and WORD_BYTE[data[end]]):
+            continue
+        # only where the text can define it: `struct NAME`, `class alignas(16) NAME`, `} NAME;` (a typedef's alias);
+        # the tree decides
+        before = data[max(0, start - 48) : start].rstrip()
+        alias = before.endswith(b"}") and data[end : end + 8].lstrip()[:1] == b";"
+        if not (alias or b"struct" in before or b"class" in before):
             continue
         node = root.descendant_for_byte_range(start, end)
         found = _struct_defined_by(node, root) if node is not None else None
@@ -232,4 +240,10 @@ def _struct_defined_by(name: Node, root: Node) -> Node | None:
 
 
 _STRUCTS = ("struct_specifier", "class_specifier")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# C and C++ built-in types (keywords) and the standard integer typedefs: never a struct's name.
+_NOT_STRUCTS = frozenset(
+    ["void", "bool", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "auto", "size_t"]
+    + [f"{sign}int{bits}_t" for sign in ("", "u") for bits in (8, 16, 32, 64)]
+)
 _HOLDERS = ("declaration", "type_definition")
