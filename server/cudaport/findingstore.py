@@ -125,6 +125,10 @@ class FindingStore:
             found.extend(self._extras_in(lo, hi))
         return found
 
+    def any(self, test: Callable[[Finding], bool]) -> bool:
+        """Whether a finding passes `test`, which must not depend on offsets (blocks are not settled for it)."""
+        return any(test(f) for block in self.blocks for f in block.items) or any(test(f) for f in self.extras)
+
     def extras_where(self, test: Callable[[Finding], bool]) -> list[Finding]:
         return [f for f in self.extras if test(f)]
 

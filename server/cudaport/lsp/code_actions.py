@@ -33,7 +33,7 @@ def code_actions(snapshot: Snapshot, selection: types.Range, only: Sequence[str]
     actions: list[types.CodeAction] = []
     if _wanted(only, types.CodeActionKind.QuickFix):
         actions.extend(_quick_fixes(snapshot, selection))
-    if _wanted(only, FIX_ALL) and any(f.fixable for f in snapshot.findings):
+    if _wanted(only, FIX_ALL) and snapshot.document.session.store.any(lambda f: f.fixable):
         action = types.CodeAction(
             title="cudaport: apply all safe fixes",
             kind=FIX_ALL,
