@@ -286,12 +286,18 @@ def _grow_pipe(stream: BinaryIO) -> None:
             continue  # over the system's limit, or not a pipe: the default size works, only slower
 
 
+# Frames read but not yet handled: past this many, reading waits (the client's writes then wait in the pipe). A
+# client that sends 20,000 changes without waiting for anything had them all queued in the server's memory.
+_BACKLOG = 512
+
+
 async def _serve(server: CudaportServer, stdin: BinaryIO) -> None:
     """Handle the client's frames until its stream ends (or `exit` raises SystemExit). The frames are read on a
     daemon thread: whatever it is blocked in when the stream closes, or when the client keeps it open after
     `exit`, it never keeps the process alive."""
     loop = asyncio.get_running_loop()
     frames: asyncio.Queue[Frame | None] = asyncio.Queue()
+    backlog = threading.BoundedSemaphore(_BACKLOG)
 
     def post(frame: Frame | None) -> bool:
         try:
@@ -303,6 +309,7 @@ async def _serve(server: CudaportServer, stdin: BinaryIO) -> None:
     def pump() -> None:
         read, ready = _raw_input(stdin)
         for frame in FrameReader(read, ready).frames():
+            backlog.acquire()
             if not post(frame):
                 return
         log.info("the client closed the connection")
@@ -312,7 +319,10 @@ async def _serve(server: CudaportServer, stdin: BinaryIO) -> None:
     protocol = server.protocol
     assert isinstance(protocol, CudaportProtocol)
     while (frame := await frames.get()) is not None:
-        protocol.receive(frame)
+        try:
+            protocol.receive(frame)
+        finally:
+            backlog.release()
 
 
 def _raw_input(stream: BinaryIO) -> tuple[Callable[[int], bytes], Callable[[float], bool] | None]:
