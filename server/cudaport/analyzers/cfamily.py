@@ -19,7 +19,7 @@ from tree_sitter import Language, Node, Parser, Tree
 from ..models import Applicability, Difficulty, Edit, Finding, FindingData, Fix
 from ..ruleset import Outcome, RuleSet, Symbol, Target, TargetMapping
 from . import clangdiff, kernels, pointers, vectorops, warp
-from .base import WORD_BYTE, FactChanges, FileContext, IncrementalProfile
+from .base import WORD_BYTE, FactChanges, FileContext, IncrementalProfile, starts_word
 from .calls import CallRewrite, load_call_rewrites
 from .cscan import Scan
 from .preproc import GuardIndex, at_line_start, guard_shape, shim_definitions
@@ -926,7 +926,16 @@ def _side_effect_free(node: Node) -> bool:
 
 
 def _mentions(data: bytes, word: str) -> bool:
-    return re.search(rb"(?<![\w$])" + re.escape(word.encode()) + rb"(?![\w$])", data) is not None
+    """Whether the buffer names `word` as a whole word (bytes.find, stopping at the first: a look-behind regex
+    would try every position of the buffer, for every call an editor re-analyses)."""
+    needle = word.encode()
+    position = data.find(needle)
+    while position != -1:
+        end = position + len(needle)
+        if starts_word(data, position) and not (end < len(data) and WORD_BYTE[data[end]]):
+            return True
+        position = data.find(needle, end)
+    return False
 
 
 def _node_span(node: Node | None) -> tuple[int, int] | None:
