@@ -14,6 +14,7 @@ from .analyzers.base import Analyzer, BadInput, FileContext, search_windows
 from .config import Settings
 from .files import SourcePath, file_kind, language_for
 from .models import Edit, Finding
+from .presence import Presence
 from .project import ProjectIndex
 from .ruleset import RuleSet, load_ruleset
 from .source import RAW, LineIndex, SkipFile, SourceFile, apply_edits, read_source
@@ -170,6 +171,31 @@ class Engine:
         for finding in kept:
             finding.severity = settings.severity_for(finding.rule, finding.difficulty)
         return kept
+
+    def rate_across_targets(
+        self,
+        data: bytes,
+        language: str,
+        path: Path | None,
+        tree: Any | None,
+        span: tuple[int, int],
+        targets: Sequence[str],
+    ) -> dict[str, list[Finding]]:
+        """How the code at `span` rates under each of `targets`: the findings that start in it, from the analysis
+        that makes the diagnostics, run with each target's context. Before rule selection and suppressions: this is
+        what the construct means on each target (an editor's hover), not what a check reports."""
+        analyzer = self.analyzer(language)
+        if tree is None:
+            tree = analyzer.parse(data)
+        start, end = span
+        ranges = [(start, max(end, start + 1))]
+        presence = Presence()  # what the buffer contains does not depend on the target: counted once for all
+        rated: dict[str, list[Finding]] = {}
+        for target in targets:
+            context = self.context_for(path, data, target)
+            context.presence = presence
+            rated[target] = analyzer.analyze(data, tree, context, ranges)
+        return rated
 
     def check_path(self, source_path: SourcePath) -> FileResult:
         return self.check_path_targets(source_path, [self.settings.target])[self.settings.target]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,7 @@ from pytest_lsp import client_capabilities
 
 from cudaport.ruleset import load_ruleset
 
-from .conftest import Launcher, copy_data, position_of
+from .conftest import CUDAPORT, Launcher, Session, copy_data, position_of
 
 FAST = {"debounce": 20}
 # One line, many widths: CJK is 3 bytes / 1 UTF-16 unit, the emoji 4 bytes / 2 units.
@@ -150,3 +152,79 @@ async def test_hover_on_a_suppressed_name_still_explains_it(lsp: Launcher, tmp_p
     assert result.contents.kind == types.MarkupKind.PlainText
     assert "cudaFree" in result.contents.value and "hipFree" in result.contents.value
     assert "**" not in result.contents.value
+
+
+def _rows(markdown: str) -> dict[str, tuple[str, str]]:
+    """The hover table: target label -> (counterpart, difficulty)."""
+    rows = {}
+    for line in markdown.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0] not in ("target", "---"):
+            rows[cells[0].replace("**", "").replace(" (configured)", "")] = (cells[1], cells[2])
+    return rows
+
+
+async def _hover_text(session: Session, uri: str, needle: str, into: int = 1) -> str:
+    line, column = position_of(session.texts[uri], needle, session.encoding)
+    result = await session.client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line, column + into))
+    )
+    assert result is not None and isinstance(result.contents, types.MarkupContent), needle
+    return result.contents.value
+
+
+def _cli_ratings(path: Path, target: str) -> dict[tuple[int, int, str], tuple[str, str | None]]:
+    """(line, column, rule) -> (difficulty, replacement) as `cudaport check --format json` rates the file."""
+    done = subprocess.run(
+        [CUDAPORT, "check", "--format", "json", "--exit-zero", "--target", target, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return {
+        (d["line"], d["column"], d["rule"]): (d["difficulty"], d["replacement"])
+        for d in json.loads(done.stdout)["diagnostics"]
+    }
+
+
+PYTHON_API = "import torch\n\ntorch.cuda.set_device(0)\nx = torch.ones(2, device='cuda')\n"
+LAUNCH = "__global__ void scale(float* p) { p[0] *= 2; }\nvoid run(float* p) {\n  scale<<<1, 32>>>(p);\n}\n"
+
+
+@pytest.mark.parametrize("configured", ["hip", "npu"])
+async def test_hover_rates_a_python_api_and_a_launch_on_every_target_as_the_cli_does(
+    lsp: Launcher, tmp_path: Path, configured: str
+) -> None:
+    """The table's difficulty for each target is what `cudaport check --target T` says of the same construct (it
+    said "manual" on every target for Python APIs and launches, whatever the CLI said)."""
+    python_file = tmp_path / "train.py"
+    python_file.write_text(PYTHON_API, encoding="utf-8")
+    cuda_file = tmp_path / "launch.cu"
+    cuda_file.write_text(LAUNCH, encoding="utf-8")
+    session = await lsp.start(options={**FAST, "target": configured})
+    ruleset = load_ruleset()
+    cases = [
+        (python_file, "python", "torch.cuda.set_device", "CP7001", (3, 1)),
+        (cuda_file, "cuda-cpp", "scale<<<", "CP1031", (3, 3)),
+    ]
+    for path, language, needle, rule, place in cases:
+        uri = session.open(path, language_id=language)
+        await session.diagnostics(uri)
+        text = await _hover_text(session, uri, needle)
+        rows = _rows(text)
+        assert set(rows) == {t.label for t in ruleset.targets.values()}, text
+        for name, target in ruleset.targets.items():
+            difficulty, replacement = _cli_ratings(path, name)[(*place, rule)]
+            assert rows[target.label][1] == difficulty, (needle, name, text)
+            if replacement:
+                assert rows[target.label][0] == f"`{replacement}`", (needle, name, text)
+        configured_label = ruleset.targets[configured].label
+        assert f"**{configured_label}** (configured)" in text
+    # The facts the issue named, spelled out.
+    python_uri = python_file.as_uri()
+    rows = _rows(await _hover_text(session, python_uri, "torch.cuda.set_device"))
+    assert rows["Ascend NPU"] == ("`torch.npu.set_device`", "mechanical")
+    assert rows["HIP"][1] == "portable"
+    rows = _rows(await _hover_text(session, cuda_file.as_uri(), "scale<<<"))
+    assert rows["HIP"] == ("as it is", "portable")
+    assert rows["Ascend NPU"][1] == "blocker" and "Ascend C launch" in rows["Ascend NPU"][0]

@@ -1,5 +1,8 @@
 """Hover over a CUDA name: what it is, its counterpart and difficulty on every target the rule data knows, how it
-rates for the configured target here (and why), and the fix cudaport offers."""
+rates for the configured target here (and why), and the fix cudaport offers.
+
+Every row of the table is a rating of this construct here, by the analysis that makes the diagnostics, run with
+each target's context (Engine.rate_across_targets): the hover never rates anything itself."""
 
 from __future__ import annotations
 
@@ -9,13 +12,13 @@ from lsprotocol import types
 
 from ..models import Difficulty, Finding
 from ..ruleset import REMOVED, Rule, RuleSet, Symbol
-from .configuration import Resolved
 from .languages import profile
 from .positions import to_offset, to_range
 from .store import Snapshot
 
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _KINDS = {"device_function": "device function", "enum_value": "enum value", "define": "macro", "pattern": "construct"}
+NOTHING = "nothing to port"  # the analysis for a target finds nothing to change here
 
 
 def hover(snapshot: Snapshot, position: types.Position) -> types.Hover | None:
@@ -25,17 +28,25 @@ def hover(snapshot: Snapshot, position: types.Position) -> types.Hover | None:
     unit = snapshot.unit
     offset = to_offset(snapshot.lines, position, unit)
     finding = _finding_at(snapshot, offset)
-    markdown = snapshot.capabilities.markdown_hover
     if finding is not None:
-        text = describe(snapshot.resolved, finding.symbol, finding, markdown)
-        span = (finding.start, finding.end)
+        name, span = finding.symbol, (finding.start, finding.end)
     else:
         word = _word_at(snapshot, offset)
         if word is None:
             return None
         start, end, name = word
-        text = describe(snapshot.resolved, name, None, markdown)
         span = (start, end)
+        symbol = _lookup(snapshot.engine.ruleset, name, None)
+        if symbol is None or symbol.quiet:
+            return None
+    ratings = rate(snapshot, span, finding, name)
+    if finding is None:
+        # No diagnostic here (a suppressed line, a rule switched off): the analysis still rates the name.
+        finding = ratings.get(snapshot.resolved.settings.target)
+        if finding is None and not any(ratings.values()):
+            return None  # a known name where it does not count (a user's own function of that name, say)
+    markdown = snapshot.capabilities.markdown_hover
+    text = describe(snapshot, name, finding, ratings, markdown)
     if text is None:
         return None
     kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
@@ -43,6 +54,31 @@ def hover(snapshot: Snapshot, position: types.Position) -> types.Hover | None:
         contents=types.MarkupContent(kind=kind, value=text),
         range=to_range(snapshot.lines, span[0], span[1], unit),
     )
+
+
+def rate(snapshot: Snapshot, span: tuple[int, int], finding: Finding | None, name: str) -> dict[str, Finding | None]:
+    """Each target's finding for the construct at `span` (None: that target's analysis finds nothing to port).
+    The configured target's is the diagnostic itself when there is one."""
+    assert snapshot.language is not None
+    engine = snapshot.engine
+    configured = snapshot.resolved.settings.target
+    targets = [t for t in engine.ruleset.targets if finding is None or t != configured]
+    found = engine.rate_across_targets(snapshot.data, snapshot.language, snapshot.path, snapshot.tree, span, targets)
+    ratings = {t: _same_construct(found[t], span, finding.rule if finding else None, name) for t in targets}
+    if finding is not None:
+        ratings[configured] = finding
+    return ratings
+
+
+def _same_construct(findings: list[Finding], span: tuple[int, int], rule: str | None, name: str) -> Finding | None:
+    """Among a target's findings at `span`, the one for the same construct: the same rule where one is known
+    (cudaMemcpy's call and the runtime's initialisation begin at one name), else the one naming it."""
+    start, end = span
+    here = [f for f in findings if f.start <= start < max(f.end, f.start + 1) or f.start == start]
+    same = [f for f in here if f.rule == rule] if rule is not None else [f for f in here if name in f.symbol]
+    if not same and rule is not None:
+        same = [f for f in here if f.symbol == name and f.start == start and f.end == end]
+    return min(same, key=lambda f: (f.start != start, f.end - f.start)) if same else None
 
 
 def _finding_at(snapshot: Snapshot, offset: int) -> Finding | None:
@@ -55,8 +91,8 @@ def _finding_at(snapshot: Snapshot, offset: int) -> Finding | None:
 
 
 def _word_at(snapshot: Snapshot, offset: int) -> tuple[int, int, str] | None:
-    """A name the rule data knows under the cursor, outside comments and strings (no finding there: a rule that is
-    switched off, a suppressed line, a name in a position that does not count)."""
+    """A name under the cursor, outside comments and strings (no finding there: a rule that is switched off, a
+    suppressed line, a name in a position that does not count)."""
     lines = snapshot.lines
     line = lines.line_of(offset)
     start = lines.line_start(line)
@@ -79,29 +115,30 @@ def _lookup(ruleset: RuleSet, name: str, finding: Finding | None) -> Symbol | No
     return ruleset.symbol(name) or (ruleset.namespaces.get(name) if finding is None else None)
 
 
-def describe(resolved: Resolved, name: str, finding: Finding | None, markdown: bool = True) -> str | None:
-    ruleset = resolved.engine.ruleset
-    symbol = _lookup(ruleset, name, finding)
-    if finding is None and (symbol is None or symbol.quiet):
-        return None
-    code = finding.rule if finding is not None else symbol.rule if symbol is not None else None
+def describe(
+    snapshot: Snapshot, name: str, finding: Finding | None, ratings: dict[str, Finding | None], markdown: bool = True
+) -> str | None:
+    ruleset = snapshot.engine.ruleset
+    rated = finding or next((f for f in ratings.values() if f is not None), None)
+    code = rated.rule if rated is not None else None
     if code is None or code not in ruleset.rules:
         return None
     rule = ruleset.rule(code)
-    target = resolved.settings.target
-    labels = {name: t.label for name, t in ruleset.targets.items()}
-    here = labels.get(target, target)
-    rows = _target_rows(ruleset, rule, symbol, target)
+    symbol = _lookup(ruleset, rated.symbol if rated is not None else name, rated)
+    target = snapshot.resolved.settings.target
+    here = ruleset.targets[target].label if target in ruleset.targets else target
     if finding is not None:
         rating, message = finding.difficulty.label, finding.message
     else:
-        assert symbol is not None
-        outcome = ruleset.outcome(symbol, target)
-        rating, message = outcome.difficulty.label, outcome.message
+        rating, message = NOTHING, f"the analysis for {here} finds nothing to change here"
+    rows = [
+        (info.label, *_row(ruleset, rule, symbol, ratings.get(t), t), t == target)
+        for t, info in ruleset.targets.items()
+    ]
     why = _first_paragraph(rule.docs.why)
     fix = finding.fix if finding is not None else None
+    what = f"{rule.subject} {_KINDS.get(symbol.kind, symbol.kind)}" if symbol is not None else rule.subject
     if not markdown:
-        what = f"{rule.subject} {_KINDS.get(symbol.kind, symbol.kind)}" if symbol is not None else rule.subject
         lines = [f"{name} — {what} ({rule.code} {rule.name})", f"{here}: {rating} — {message}"]
         lines += [f"  {label}: {counterpart} ({difficulty})" for label, counterpart, difficulty, _ in rows]
         if why:
@@ -110,7 +147,6 @@ def describe(resolved: Resolved, name: str, finding: Finding | None, markdown: b
             lines.append(f"Fix: {fix.title} ({'safe' if fix.is_safe else 'unsafe: review'})")
         lines.append(ruleset.rule_url(rule.code))
         return "\n".join(lines)
-    what = f"{rule.subject} {_KINDS.get(symbol.kind, symbol.kind)}" if symbol is not None else rule.subject
     parts = [
         f"**`{name}`** — {what} · [{rule.code}]({ruleset.rule_url(rule.code)}) `{rule.name}`",
         f"**{here}: {rating}** — {message}",
@@ -127,29 +163,26 @@ def describe(resolved: Resolved, name: str, finding: Finding | None, markdown: b
     return "\n\n".join(parts)
 
 
-def _target_rows(ruleset: RuleSet, rule: Rule, symbol: Symbol | None, target: str) -> list[tuple[str, str, str, bool]]:
-    """One row per target in the rule data: (label, counterpart, difficulty, whether it is the configured one)."""
-    rows = []
-    for name, info in ruleset.targets.items():
-        if symbol is not None:
-            outcome = ruleset.outcome(symbol, name)
-            mapping = ruleset.mapping(symbol, name)
-            replacement = mapping.replacement if mapping is not None else ""
-            if replacement == symbol.name:
-                counterpart = "same name"
-            elif replacement == REMOVED:
-                counterpart = "not needed (removed)"
-            elif replacement:
-                counterpart = f"`{replacement}`"
-            else:
-                counterpart = rule.counterparts.get(name) or "none"
-            difficulty = outcome.difficulty.label
+def _row(ruleset: RuleSet, rule: Rule, symbol: Symbol | None, finding: Finding | None, target: str) -> tuple[str, str]:
+    """(counterpart, difficulty) of one target's row: the difficulty is that target's finding's; the counterpart is
+    what its fix writes, else the counterpart the rule data names."""
+    if finding is None:
+        return "—", NOTHING
+    counterpart = ""
+    replacement = finding.replacement
+    if replacement is None and symbol is not None:
+        replacement = ruleset.mapping(symbol, target).replacement or None
+    if replacement is not None:
+        if replacement == finding.symbol:
+            counterpart = "same name"
+        elif replacement in ("", REMOVED):
+            counterpart = "not needed (removed)"
         else:
-            counterpart = rule.counterparts.get(name) or "—"
-            level = rule.unmapped.get(name, rule.difficulty.get(name))
-            difficulty = level.label if isinstance(level, Difficulty) else "—"
-        rows.append((info.label, counterpart.replace("|", "\\|"), difficulty, name == target))
-    return rows
+            counterpart = f"`{replacement}`"
+    if not counterpart:
+        portable = finding.difficulty == Difficulty.PORTABLE
+        counterpart = rule.counterparts.get(target) or ("as it is" if portable else "none")
+    return counterpart.replace("|", "\\|"), finding.difficulty.label
 
 
 def _first_paragraph(text: str) -> str:
