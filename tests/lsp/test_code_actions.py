@@ -194,3 +194,44 @@ async def test_windows_line_endings_are_kept(lsp: Launcher, tmp_path: Path) -> N
     assert fixed.count("\r\n") == 4 and "\n" not in fixed.replace("\r\n", "")
     file_wide = await session.code_actions(uri, (2, 4))
     assert not file_wide, "nothing left to fix or ignore on that line"
+
+
+COPIES = """#include <cuda_runtime.h>
+void upload(float* device, const float* host, size_t bytes, cudaStream_t stream) {
+  cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice);
+  cudaMemcpyAsync(device, host, bytes,
+                  cudaMemcpyHostToDevice, stream);
+}
+"""
+
+
+async def test_a_whole_call_rewrite_is_titled_with_what_it_writes(lsp: Launcher, tmp_path: Path) -> None:
+    """On npu `cudaMemcpy` becomes a call with other arguments: its quick fix writes the whole call with its
+    arguments ported (the copy direction too, also on a call over two lines), and its title says exactly that (it
+    showed, and wrote, the CUDA copy-direction constant, which only a second fix renamed)."""
+    path = tmp_path / "copies.cu"
+    path.write_text(COPIES, encoding="utf-8")
+    session = await lsp.start(options={**FAST, "target": "npu"})
+    uri = session.open(path)
+    await session.diagnostics(uri)
+    expected = {
+        "cudaMemcpy(": "aclrtMemcpy(device, bytes, host, bytes, ACL_MEMCPY_HOST_TO_DEVICE)",
+        "cudaMemcpyAsync(": "aclrtMemcpyAsync(device, bytes, host, bytes, ACL_MEMCPY_HOST_TO_DEVICE, stream)",
+    }
+    for needle, written in expected.items():
+        line, column = position_of(session.texts[uri], needle, session.encoding)
+        actions = await session.code_actions(uri, (line, column + 2))
+        rewrite = next(a for a in actions if a.title.startswith("Rewrite as"))
+        assert rewrite.title.startswith(f"Rewrite as `{written}`"), rewrite.title
+        assert rewrite.is_preferred
+        text = session.apply(uri, rewrite.edit)
+        assert written + ";" in text, text
+        await session.diagnostics(uri)
+    assert "cudaMemcpy" not in session.texts[uri]
+    # `cudaport fix` writes the same calls.
+    copy = tmp_path / "cli" / path.name
+    copy.parent.mkdir()
+    copy.write_text(COPIES, encoding="utf-8")
+    subprocess.run([CUDAPORT, "fix", "--target", "npu", "--fail-on", "never", str(copy)], check=True)
+    for written in expected.values():
+        assert written in copy.read_text(encoding="utf-8")

@@ -78,9 +78,18 @@ class CallRewrite:
     def callee(self) -> str:
         return self.template.split("(", 1)[0].strip()
 
-    def render(self, args: Sequence[str], pure: Callable[[int], bool] | None = None) -> str | None:
+    def title(self, rendered: str) -> str:
+        """The fix's title: what its edit writes."""
+        return f"Rewrite as `{rendered}`" + (f" ({self.note})" if self.note else "")
+
+    def render(
+        self, args: Sequence[str], pure: Callable[[int], bool] | None = None, written: Sequence[str] | None = None
+    ) -> str | None:
         """The rewritten call, or None when this call does not fit the template (argument count, required
-        values, an argument used twice that has side effects, an address that cannot be taken)."""
+        values, an argument used twice that has side effects, an address that cannot be taken). The template is
+        matched against `args` as the call spells them; `written` (default: `args`) is what goes in their places
+        (the arguments with their own CUDA names ported)."""
+        out = args if written is None else written
         slots = [(int(index), bool(optional)) for _, index, optional, _ in _PLACEHOLDER.findall(self.template)]
         if self.arguments is not None:
             required, allowed = self.arguments
@@ -107,14 +116,14 @@ class CallRewrite:
 
         def optional_arg(match: re.Match[str]) -> str:
             index = int(match.group(1))
-            return f", {args[index - 1]}" if index <= len(args) else ""
+            return f", {out[index - 1]}" if index <= len(args) else ""
 
         def arg(match: re.Match[str]) -> str:
             nonlocal failed
             address, index, _, type_name = match.group(1), int(match.group(2)), match.group(3), match.group(4)
             if index > len(args):
                 return ""
-            value = args[index - 1].strip()
+            value = out[index - 1].strip()
             if address:
                 taken = _address(value)
                 if taken is None:
@@ -125,6 +134,20 @@ class CallRewrite:
 
         rendered = _PLACEHOLDER.sub(arg, _OPTIONAL_WITH_COMMA.sub(optional_arg, self.template))
         return None if failed else rendered
+
+
+@dataclass(frozen=True, slots=True)
+class CallSite:
+    """A call one analysis rewrote whole: the template, the call's span and its arguments' (as written), so that
+    the arguments' own renames can go into the rewrite once every finding is known."""
+
+    rewrite: CallRewrite
+    start: int
+    end: int
+    arguments: tuple[tuple[int, int], ...]
+    spelled: tuple[str, ...]  # the arguments' text, which the template's requirements are checked against
+    pure: Callable[[int], bool]
+    text: str  # what the call's edit writes
 
 
 def load_call_rewrites(table: Mapping[str, Any] | None) -> dict[tuple[str, str], tuple[CallRewrite, ...]]:

@@ -18,9 +18,10 @@ from tree_sitter import Language, Node, Parser, Tree
 
 from ..models import Applicability, Difficulty, Edit, Finding, FindingData, Fix
 from ..ruleset import Outcome, RuleSet, Symbol, Target, TargetMapping
+from ..source import apply_edits
 from . import clangdiff, kernels, pointers, vectorops, warp
 from .base import WORD_BYTE, FactChanges, FileContext, IncrementalProfile, starts_word
-from .calls import CallRewrite, load_call_rewrites
+from .calls import CallRewrite, CallSite, load_call_rewrites
 from .cscan import Scan
 from .preproc import GuardIndex, at_line_start, guard_shape, shim_definitions
 from .tsutil import (
@@ -215,6 +216,8 @@ class CFamilyAnalyzer:
         _collapsing_overloads(scan, findings)
         if findings:
             self._mark_already_ported(scan, findings)
+        if scan.call_sites:
+            self._port_arguments(scan, findings)
         findings.sort(key=Finding.sort_key)
         return findings
 
@@ -452,20 +455,73 @@ class CFamilyAnalyzer:
             return None
         nodes = [a for a in arguments.named_children if a.type != "comment"]
         args = [scan.data[a.start_byte : a.end_byte].decode() for a in nodes]
+
+        def pure(index: int) -> bool:
+            return _side_effect_free(nodes[index - 1])
+
         for call in calls:
             if any(_mentions(scan.data, word) for word in call.unless_file_mentions):
                 continue
-            rendered = call.render(args, pure=lambda index: _side_effect_free(nodes[index - 1]))
+            rendered = call.render(args, pure=pure)
             if rendered is None:
                 continue
-            note = f" ({call.note})" if call.note else ""
-            fix = Fix(
-                title=f"Rewrite as `{rendered}`{note}",
-                edits=(Edit(expression.start_byte, expression.end_byte, rendered),),
-                applicability=call.applicability,
-            )
+            start, end = expression.start_byte, expression.end_byte
+            fix = Fix(title=call.title(rendered), edits=(Edit(start, end, rendered),), applicability=call.applicability)
+            spans = tuple((a.start_byte, a.end_byte) for a in nodes)
+            scan.call_sites.append(CallSite(call, start, end, spans, tuple(args), pure, rendered))
             return call, fix
         return None
+
+    def _port_arguments(self, scan: Scan, findings: list[Finding]) -> None:
+        """A call rewritten whole writes its arguments as they read once ported (`aclrtMemcpy(p, n, q, n,
+        ACL_MEMCPY_HOST_TO_DEVICE)`), with the safe renames of the names inside them: its title shows what the
+        fix writes, and one pass of `fix` gives what two gave (the CUDA copy kind was renamed on the second)."""
+        by_edit: dict[tuple[int, int, str], Finding] = {}
+        for finding in findings:
+            if finding.fix is not None and len(finding.fix.edits) == 1:
+                edit = finding.fix.edits[0]
+                by_edit[(edit.start, edit.end, edit.text)] = finding
+        for site in sorted(scan.call_sites, key=lambda s: s.end - s.start):  # a call inside an argument first
+            call = by_edit.get((site.start, site.end, site.text))
+            if call is None or call.fix is None:
+                continue
+            written = [
+                self._ported_argument(scan, findings, lo, hi, spelled)
+                for (lo, hi), spelled in zip(site.arguments, site.spelled, strict=True)
+            ]
+            if written == list(site.spelled):
+                continue
+            rendered = site.rewrite.render(site.spelled, pure=site.pure, written=written)
+            if rendered is None:
+                continue
+            applicability = call.fix.applicability
+            call.fix = Fix(site.rewrite.title(rendered), (Edit(site.start, site.end, rendered),), applicability)
+
+    def _ported_argument(self, scan: Scan, findings: list[Finding], lo: int, hi: int, spelled: str) -> str:
+        """An argument with the safe fixes of the findings inside it applied (those that do not overlap)."""
+        if scan.ranges is not None and not any(a <= lo and hi <= b for a, b in scan.ranges):
+            # A ranged analysis that saw only part of the call (an edit on one line of a call over several): the
+            # argument's own names are looked for as a whole-file analysis finds them.
+            inner = Scan(scan.data, scan.root, scan.context, self.ruleset, [(lo, hi)])
+            found = list(self._names(inner))
+            self._port_arguments(inner, found)
+        else:
+            found = [f for f in findings if lo <= f.start < hi]
+        edits: list[Edit] = []
+        taken = lo
+        for finding in sorted(found, key=Finding.sort_key):
+            fix = finding.fix
+            if fix is None or not fix.is_safe or not all(lo <= e.start and e.end <= hi for e in fix.edits):
+                continue
+            ordered = sorted(fix.edits, key=lambda e: (e.start, e.end))
+            if ordered[0].start < taken:
+                continue  # overlaps a fix already taken (a rename inside a call rewritten whole)
+            edits.extend(ordered)
+            taken = ordered[-1].end
+        if not edits:
+            return spelled
+        piece = apply_edits(scan.data[lo:hi], [Edit(e.start - lo, e.end - lo, e.text) for e in edits])
+        return piece.decode("utf-8", "replace")
 
     # ---- explicit runtime initialisation (ACL) ----------------------------------------------------------------
     def _runtime_init(self, scan: Scan, findings: list[Finding]) -> Finding | None:

@@ -12,6 +12,7 @@ from tree_sitter import Node
 from ..models import Finding, FindingData, Fix
 from ..ruleset import Outcome, RuleSet
 from .base import FileContext, search_windows
+from .calls import CallSite
 from .clex import in_spans, literal_and_comment_spans
 from .tsutil import C_COMMENT_OR_STRING, node_at
 
@@ -35,6 +36,8 @@ class Scan:
     _mentions: dict[str, bool] = field(default_factory=dict)
     # (start, end, what) of calls and statements left whole for a person: nothing inside them is rewritten alone.
     manual_calls: list[tuple[int, int, str]] = field(default_factory=list)
+    # Calls rewritten whole: their arguments' renames are folded into the rewrite at the end of the analysis.
+    call_sites: list[CallSite] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.windows = search_windows(self.data, self.ranges)
