@@ -200,16 +200,20 @@ class Engine:
     def check_path(self, source_path: SourcePath) -> FileResult:
         return self.check_path_targets(source_path, [self.settings.target])[self.settings.target]
 
-    def check_path_targets(self, source_path: SourcePath, targets: Sequence[str]) -> dict[str, FileResult]:
+    def check_path_targets(
+        self, source_path: SourcePath, targets: Sequence[str], source: SourceFile | None = None
+    ) -> dict[str, FileResult]:
         """`check_path` for several targets at once: the file is read and parsed once, then analysed per target
-        (the analyzers' findings depend on the target, the tree does not)."""
+        (the analyzers' findings depend on the target, the tree does not). `source`: the file's text as the caller
+        has it (an editor's unsaved buffer) instead of what is on disk."""
         results = {t: FileResult(source_path.label, source_path.path, source_path.language) for t in targets}
-        try:
-            source = self.read(source_path)
-        except SkipFile as exc:
-            for result in results.values():
-                result.skipped = str(exc)
-            return results
+        if source is None:
+            try:
+                source = self.read(source_path)
+            except SkipFile as exc:
+                for result in results.values():
+                    result.skipped = str(exc)
+                return results
         tree: Any | None = None
         for target, result in results.items():
             result.source = source

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .analyzers.base import BadInput
 from .config import Settings
-from .engine import Engine
+from .engine import Engine, FileResult
 from .files import Excluded, Skipped, SourcePath, discover
 from .models import Finding
 from .project import ProjectIndex, checkout_root
@@ -67,7 +67,11 @@ def _engine() -> Engine:
 def _scan_one(job: tuple[SourcePath, tuple[str, ...]]) -> list[FileFindings]:
     """One file, read and parsed once, analysed for each target."""
     source_path, targets = job
-    results = _engine().check_path_targets(source_path, targets)
+    return file_findings(source_path, _engine().check_path_targets(source_path, targets))
+
+
+def file_findings(source_path: SourcePath, results: dict[str, FileResult]) -> list[FileFindings]:
+    """One file's results for several targets (Engine.check_path_targets) as a run streams them, one per target."""
     out = []
     index: LineIndex | None = None  # built once, and only for a file with findings
     for target, result in results.items():

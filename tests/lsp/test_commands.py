@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcRequestCancelled
 
 from cudaport.ruleset import load_ruleset
 
-from .conftest import CUDAPORT, Launcher
+from .conftest import CUDAPORT, TIMEOUT, Launcher, wait_until
 
 KERNEL = """#include <cuda_runtime.h>
 
@@ -124,34 +125,105 @@ async def test_migrate_workspace_without_change_annotations(lsp: Launcher, tmp_p
         assert params.edit.changes is not None and len(params.edit.changes) == 3
 
 
-async def test_summary_is_the_markdown_report_of_the_workspace(lsp: Launcher, tmp_path: Path) -> None:
-    folder = _workspace(tmp_path)
-    session = await lsp.start("visual_studio_code", root=folder)
-    markdown = await session.client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command="cudaport.server.summary", arguments=[])
-    )
-    report = subprocess.run(
-        [
-            CUDAPORT,
-            "report",
-            str(folder),
-            "--target",
-            ",".join(load_ruleset().targets),
-            "--format",
-            "md",
-            "--no-progress",
-        ],
+def _cli_report(folder: Path) -> str:
+    """`cudaport report .` run in `folder`, for every target, as Markdown."""
+    targets = ",".join(load_ruleset().targets)
+    return subprocess.run(
+        [CUDAPORT, "report", ".", "--target", targets, "--format", "md", "--no-progress"],
         capture_output=True,
         text=True,
         check=True,
+        cwd=folder,
     ).stdout
 
-    # The same report as the command line's, apart from the generation time and the paths as written.
-    def body(text: str) -> list[str]:
-        return [line for line in text.splitlines() if "Generated" not in line and str(folder) not in line]
 
-    assert body(markdown) == body(report)
+def _body(markdown: str) -> list[str]:
+    """The report without its title (which names the paths given) and generation time."""
+    return [line for line in markdown.splitlines() if "Generated" not in line and not line.startswith("# ")]
+
+
+async def _summary(session: Any, **params: Any) -> str:
+    return str(
+        await session.client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="cudaport.server.summary", arguments=[], **params)
+        )
+    )
+
+
+async def test_summary_is_the_markdown_report_of_the_workspace(lsp: Launcher, tmp_path: Path) -> None:
+    folder = _workspace(tmp_path)
+    session = await lsp.start("visual_studio_code", root=folder)
+    session.client.work_done_token("summary-progress")
+    markdown = await _summary(session, work_done_token="summary-progress")
+    # The report `cudaport report .` writes in the folder: paths relative to the workspace, none absolute.
+    assert _body(markdown) == _body(_cli_report(folder))
+    assert markdown.startswith("# CUDA migration assessment: `project`")
+    assert "src/kernel.cu" in markdown and str(tmp_path) not in markdown
     assert "HIP" in markdown and "Ascend NPU" in markdown and "Cambricon MLU" in markdown
+    # With work-done progress under the client's token, from "begin" to "end".
+    kinds = [report.kind for report in session.client.progress_reports["summary-progress"]]
+    assert kinds[0] == "begin" and kinds[-1] == "end" and "report" in kinds
+
+
+async def test_summary_reads_open_documents_from_their_unsaved_text(lsp: Launcher, tmp_path: Path) -> None:
+    folder = _workspace(tmp_path)
+    session = await lsp.start("visual_studio_code", root=folder)
+    unsaved = KERNEL.replace("cudaFree(device);", "cudaFree(device);\n  cublasCreate(0);")
+    uri = session.open(folder / "src" / "kernel.cu", unsaved)
+    await session.diagnostics(uri)
+    markdown = await _summary(session)
+    assert "cublasCreate" in markdown
+    # The report of the same tree with the buffer saved.
+    saved = tmp_path / "saved"
+    shutil.copytree(folder, saved / "project")
+    (saved / "project" / "src" / "kernel.cu").write_text(unsaved, encoding="utf-8")
+    assert _body(markdown) == _body(_cli_report(saved / "project"))
+    assert "cublasCreate" not in _cli_report(folder)  # the file on disk does not call it
+
+
+def _large_workspace(root: Path, files: int = 400) -> Path:
+    folder = root / "large"
+    (folder / "src").mkdir(parents=True)
+    for index in range(files):
+        (folder / "src" / f"kernel{index:03}.cu").write_text(KERNEL, encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("how", ["cancelRequest", "progress cancel"])
+async def test_summary_runs_off_the_event_loop_and_can_be_cancelled(lsp: Launcher, tmp_path: Path, how: str) -> None:
+    """While a large workspace is summarised the server answers other requests; the client cancels it with
+    $/cancelRequest, or with the cancel button of its progress (window/workDoneProgress/cancel)."""
+    folder = _large_workspace(tmp_path)
+    session = await lsp.start("visual_studio_code", root=folder)
+    uri = session.open(folder / "src" / "kernel000.cu")
+    await session.diagnostics(uri)
+    token = session.client.work_done_token(f"summary-{how}")
+    params = types.ExecuteCommandParams(command="cudaport.server.summary", arguments=[], work_done_token=token)
+    pending = asyncio.ensure_future(
+        session.client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND, params, msg_id="summary")
+    )
+    reports = session.client.progress_reports[token]
+
+    def files_done() -> int:
+        return sum(1 for report in reports if report.kind == "report")
+
+    await wait_until(files_done, what="the summary's first progress report")
+    hover = await session.client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(4, 4))
+    )
+    assert hover is not None and "cudaMalloc" in str(hover.contents)
+    assert not pending.done(), "the summary finished before the hover was answered: not a test of blocking"
+    if how == "cancelRequest":
+        session.client.cancel_request(types.CancelParams(id="summary"))
+    else:
+        session.client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+    with pytest.raises(JsonRpcRequestCancelled):
+        await asyncio.wait_for(pending, TIMEOUT)
+    await wait_until(lambda: reports and reports[-1].kind == "end", what="the progress ended")
+    assert reports[-1].message == "cancelled"
+    # The thread stopped: another summary (of a small edit of the workspace) runs to the end.
+    markdown = await _summary(session)
+    assert "CUDA migration assessment" in markdown
 
 
 @pytest.mark.parametrize("client", ["visual_studio_code", "neovim"])  # pushed, and pulled, diagnostics

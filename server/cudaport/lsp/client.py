@@ -4,7 +4,10 @@ progress. Features get this and a snapshot or the store, not the server."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -13,7 +16,9 @@ from pygls.lsp.server import LanguageServer
 from pygls.progress import Progress
 
 from .capabilities import ClientCapabilities
-from .protocol import PreparedJSON, RawJSON
+from .protocol import COMMAND_REQUEST, CommandRequest, PreparedJSON, RawJSON
+
+log = logging.getLogger(__name__)
 
 
 class Client:
@@ -45,6 +50,29 @@ class Client:
     @property
     def progress(self) -> Progress:
         return self._server.work_done_progress
+
+    async def begin_progress(
+        self, token: types.ProgressToken | None, title: str, message: str
+    ) -> types.ProgressToken | None:
+        """Cancellable work-done progress under the client's token, else under one the server creates if the client
+        can show it; None: no progress (a client that cannot, refuses, or never answers)."""
+        progress = self.progress
+        if token is None:
+            if not self._capabilities().work_done_progress:
+                return None
+            token = f"cudaport-{uuid.uuid4()}"
+            try:
+                await asyncio.wait_for(progress.create_async(token), timeout=5)
+            except Exception as exc:
+                log.info("no progress reporting for %r: %s", title, exc)
+                return None
+        progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=True, message=message, percentage=0))
+        return token
+
+    def command_request(self) -> CommandRequest | None:
+        """The workspace/executeCommand request the running command serves: its work-done token, and the future
+        that the client's $/cancelRequest cancels."""
+        return COMMAND_REQUEST.get()
 
     async def apply_edit(self, params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
         return await self._server.workspace_apply_edit_async(params)

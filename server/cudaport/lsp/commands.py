@@ -2,7 +2,9 @@
 
 - `cudaport.server.migrateWorkspace`: every safe rewrite in the workspace folders, sent to the client as one workspace
   edit whose changes need confirmation, so the editor shows its refactor preview before anything is written;
-- `cudaport.server.summary`: the migration assessment of the workspace for every target, as Markdown;
+- `cudaport.server.summary`: the migration assessment of the workspace for every target, as Markdown with paths
+  relative to the workspace, from the open documents' unsaved text; worked out on a thread, with work-done
+  progress, and cancellable ($/cancelRequest, or the progress's cancel button);
 - `cudaport.server.targets`: the targets the rule data declares (name, label, platform, aliases), so that an
   editor lists and labels them without a list of its own.
 
@@ -11,17 +13,24 @@ of open documents, and rewrite through Engine.fix_data, as `cudaport fix` does."
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcRequestCancelled
 from pygls.uris import from_fs_path
 
 from ..files import Excluded, Skipped, SourcePath, discover
 from ..ruleset import load_ruleset
 from ..source import UTF8, UTF8_BOM, LineIndex, SkipFile, read_source
 from . import edits as byte_edits
+from . import summary
 from .client import Client
+from .documents import NOTEBOOK_CELL
 from .store import Store
 
 log = logging.getLogger(__name__)
@@ -31,6 +40,7 @@ MIGRATE = "cudaport.server.migrateWorkspace"
 SUMMARY = "cudaport.server.summary"
 TARGETS = "cudaport.server.targets"
 _ANNOTATION = "cudaport.safe-rewrites"
+_REPORT_EVERY = 0.25  # seconds between progress reports
 
 
 class Commands:
@@ -39,6 +49,8 @@ class Commands:
     def __init__(self, store: Store, client: Client) -> None:
         self.store = store
         self.client = client
+        # One summary at a time, off the event loop; the thread builds engines of its own.
+        self._summary_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cudaport-summary")
 
     # ---- the targets the rule data declares -----------------------------------------------------------------------
     def targets(self) -> list[dict[str, Any]]:
@@ -150,20 +162,78 @@ class Commands:
         return types.WorkspaceEdit(document_changes=document_changes, change_annotations=annotations)
 
     # ---- the migration summary --------------------------------------------------------------------------------
-    def summary(self) -> str:
-        from .. import runner
-        from ..report import build_report, render
-
-        folders = self.store.configuration.folders
+    async def summary(self) -> str:
+        """The summary's Markdown (see lsp/summary.py), worked out on a thread with work-done progress; the
+        client's $/cancelRequest, or the cancel button of the progress, stops it between files."""
+        configuration = self.store.configuration
+        folders = configuration.folders
         if not folders:
             return "# cudaport\n\nOpen a folder to summarise its migration.\n"
-        resolved = self.store.configuration.resolve_directory(folders[-1])
-        settings = resolved.settings
-        targets = [settings.target, *(t for t in resolved.engine.ruleset.targets if t != settings.target)]
-        paths = [str(folder) for folder in folders]
-        multi = runner.check_targets(paths, settings, targets, jobs=1)
-        report = build_report(multi, resolved.engine.ruleset, settings, paths)
-        return render(report, "md")
+        resolved = configuration.resolve_directory(folders[-1])
+        several = len(folders) > 1
+        job = summary.SummaryJob(
+            folders=[
+                summary.Folder(f, f.name if several else "", configuration.resolve_directory(f).settings)
+                for f in sorted(folders)
+            ],
+            settings=resolved.settings,
+            project=resolved.engine.project,
+            buffers=summary.buffers_of(
+                [
+                    (d.path, d.language, d.data)
+                    for d in self.store.documents
+                    if d.path is not None and d.language is not None and not d.uri.startswith(NOTEBOOK_CELL)
+                ]
+            ),
+        )
+        stop = threading.Event()
+        task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+
+        def cancelled(future: Future[Any]) -> None:
+            if future.cancelled():  # $/cancelRequest: pygls has answered the request already
+                stop.set()
+                if task is not None:
+                    task.cancel()
+
+        request = self.client.command_request()
+        if request is not None and request.future is not None:
+            request.future.add_done_callback(cancelled)
+        token = await self.client.begin_progress(
+            request.work_done_token if request is not None else None,
+            "cudaport: summarising the workspace",
+            f"{len(folders)} folder{'s' if several else ''}",
+        )
+        if token is not None:
+            # The cancel button of the progress (window/workDoneProgress/cancel): the thread stops, and the request
+            # is answered as cancelled (the task is not cancelled: pygls would then never answer the request).
+            self.client.progress.tokens[token].add_done_callback(lambda future: stop.set())
+        last = [0.0]
+
+        def progress(done: int, total: int, label: str) -> None:  # on the worker thread
+            now = time.monotonic()
+            if token is not None and (now - last[0] >= _REPORT_EVERY or done == total):
+                last[0] = now
+                report = types.WorkDoneProgressReport(
+                    message=f"{done}/{total} {label}", percentage=int(done * 100 / total) if total else 100
+                )
+                loop.call_soon_threadsafe(self.client.progress.report, token, report)
+
+        outcome = "cancelled"
+        try:
+            markdown = await loop.run_in_executor(self._summary_thread, summary.summarise, job, stop, progress)
+            outcome = "done"
+            return markdown
+        except summary.Cancelled:
+            raise JsonRpcRequestCancelled("the summary was cancelled") from None
+        except asyncio.CancelledError:
+            stop.set()  # the thread stops at its next file
+            raise
+        finally:
+            if token is not None:
+                self.client.progress.end(token, types.WorkDoneProgressEnd(message=outcome))
+                self.client.progress.tokens.pop(token, None)
+            log.info("migration summary: %s", outcome)
 
     def _files(self) -> list[SourcePath]:
         configuration = self.store.configuration

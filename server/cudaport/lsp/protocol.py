@@ -8,12 +8,14 @@ table (2 KB each, never freed); finished entries are dropped here."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import inspect
 import json
 import logging
 import re
 from collections.abc import Generator
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +62,19 @@ _PENDING_WRITES: set[asyncio.Future[Any]] = set()
 
 
 @dataclass(frozen=True, slots=True)
+class CommandRequest:
+    """The workspace/executeCommand request a command serves."""
+
+    work_done_token: types.ProgressToken | None
+    future: Future[Any] | None  # pygls' future for the request: cancelled by the client's $/cancelRequest
+
+
+COMMAND_REQUEST: contextvars.ContextVar[CommandRequest | None] = contextvars.ContextVar(
+    "cudaport_command_request", default=None
+)
+
+
+@dataclass(frozen=True, slots=True)
 class _Undecodable:
     """A request whose parameters could not be decoded: answered with `error`."""
 
@@ -91,6 +106,16 @@ class CudaportProtocol(LanguageServerProtocol):
             # pygls takes the client's first choice; cudaport prefers UTF-8 (byte offsets need no conversion).
             general.position_encodings = [preferred_encoding(list(general.position_encodings))]
         return (yield from super().lsp_initialize(params))
+
+    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
+    def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Handler:
+        # pygls hands a command only its arguments, and runs it as a task of its own that cancelling the request
+        # does not stop: the request's work-done token and pygls' future for it go to the command (a context
+        # variable, which the command's task copies when pygls starts it, inside the `yield` below).
+        msg_id = self.msg_id
+        future = self._request_futures.get(msg_id) if msg_id is not None else None
+        COMMAND_REQUEST.set(CommandRequest(params.work_done_token, future))
+        return (yield from super().lsp_workspace__execute_command(params))
 
     # Document synchronisation goes straight to the server's handlers: pygls' workspace would keep a second copy
     # of every document and re-split it into lines on every keystroke.
