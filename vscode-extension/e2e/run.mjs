@@ -1,6 +1,7 @@
 // End-to-end test of the packaged extension in a real VS Code: code-server in headless Chromium, driven by
 // playwright-core with the keyboard. Installs the VSIX, opens a workspace with a CUDA file and a PyTorch script, and
-// checks squiggles, the Problems panel (inventory files too), a quick fix written to disk, a target switch and fix-all.
+// checks squiggles, the status item and its tooltip, the Problems panel (inventory files too), the hover's table of
+// targets, a quick fix written to disk, a target switch, fix-all, migrating the workspace and the migration summary.
 //
 //   node e2e/run.mjs [--vsix path] [--keep]
 // Exit code 0 when every check passes; screenshots of a failure go to e2e/artifacts/ (git-ignored).
@@ -184,6 +185,40 @@ async function problemsText() {
   return (await panel.textContent()) ?? "";
 }
 
+// The hover at a position, as the table of targets it shows: rows of [target, counterpart, difficulty].
+async function hoverRows(line, column) {
+  await page.locator(".monaco-editor .view-lines").first().click();
+  await goTo(line, column);
+  const table = page.locator(".monaco-hover:not(.hidden) table").first();
+  return waitFor(async () => {
+    if (!(await table.isVisible())) {
+      await runCommand("Show or Focus Hover");
+      await table.waitFor({ timeout: 5000 });
+    }
+    const rows = await table.locator("tr").evaluateAll((trs) =>
+      trs.map((tr) => [...tr.querySelectorAll("td, th")].map((cell) => (cell.textContent ?? "").trim())),
+    );
+    return rows.some((row) => row[0]?.includes("(configured)")) ? rows : undefined;
+  }, `the hover's table at ${line}:${column}`, 40000);
+}
+
+function row(rows, target) {
+  const found = rows.find((cells) => cells[0].replace(" (configured)", "") === target);
+  if (!found) throw new Error(`no row for ${target} in ${JSON.stringify(rows)}`);
+  return found;
+}
+
+async function statusTooltipText() {
+  const item = page.locator(".statusbar-item", { hasText: "CUDA→" }).first();
+  const hover = page.locator(".workbench-hover, .monaco-hover:not(.hidden)", { hasText: "Open files" }).first();
+  return waitFor(async () => {
+    await page.mouse.move(0, 0);
+    await item.hover();
+    await hover.waitFor({ timeout: 4000 });
+    return (await hover.textContent()) ?? "";
+  }, "the status item's tooltip", 30000);
+}
+
 function onDisk(name) {
   return readFileSync(join(workspace, name), "utf8");
 }
@@ -215,6 +250,31 @@ try {
       async () => (await page.locator(".statusbar").textContent())?.includes("CUDA→HIP"),
       "the cudaport status item",
     );
+  });
+
+  await step("the status item's tooltip tells the workspace from the open files", async () => {
+    // kernel.cu is the one open file; the workspace's other files (train.py, Dockerfile, requirements.txt) come
+    // from the server's workspace diagnostics.
+    const counts = await waitFor(async () => {
+      const text = await statusTooltipText();
+      const workspace = /Workspace \((\d+) files? with findings\)/.exec(text);
+      const open = /Open files \((\d+) files? with findings\)/.exec(text);
+      return workspace && open && Number(workspace[1]) > Number(open[1]) ? [Number(workspace[1]), Number(open[1]), text] : undefined;
+    }, "a tooltip counting the workspace's files apart from the open one", 60000);
+    console.log(`     tooltip: ${counts[2].replace(/\s+/g, " ")}`);
+    if (counts[1] !== 1) throw new Error(`one open file with findings expected: ${counts[2]}`);
+    if (counts[2].includes("findings in open files")) throw new Error(`the old wording: ${counts[2]}`);
+    await page.mouse.move(0, 0);
+  });
+
+  await step("the hover on a kernel launch rates it per target (portable on HIP)", async () => {
+    const rows = await hoverRows(14, 3);
+    console.log(`     hover: ${JSON.stringify(rows)}`);
+    const hip = row(rows, "HIP");
+    if (!hip[0].includes("(configured)") || hip[2] !== "portable") throw new Error(`HIP row: ${JSON.stringify(hip)}`);
+    const npu = row(rows, "Ascend NPU");
+    if (npu[2] !== "blocker" || !npu[1].includes("Ascend C")) throw new Error(`Ascend NPU row: ${JSON.stringify(npu)}`);
+    await page.keyboard.press("Escape");
   });
 
   await step("Problems panel lists the findings", async () => {
@@ -319,6 +379,19 @@ try {
     );
   });
 
+  await step("the hover on a Python API rates it per target (mechanical on npu)", async () => {
+    await openFile("train.py");
+    const rows = await hoverRows(11, 11); // torch.cuda.synchronize()
+    console.log(`     hover: ${JSON.stringify(rows)}`);
+    const npu = row(rows, "Ascend NPU");
+    if (!npu[0].includes("(configured)") || npu[1] !== "torch.npu.synchronize" || npu[2] !== "mechanical") {
+      throw new Error(`Ascend NPU row: ${JSON.stringify(npu)}`);
+    }
+    const hip = row(rows, "HIP");
+    if (hip[2] !== "portable") throw new Error(`HIP row: ${JSON.stringify(hip)}`);
+    await page.keyboard.press("Escape");
+  });
+
   await step("migrate the workspace: preview, apply, save", async () => {
     await runCommand("cudaport: Migrate the workspace");
     // VS Code shows the changes that need confirmation in its refactor preview before writing anything.
@@ -340,13 +413,34 @@ try {
     }, "train.py migrated to torch_npu on disk");
   });
 
-  await step("the migration summary opens as Markdown", async () => {
+  await step("the migration summary opens as a read-only document with workspace-relative paths", async () => {
     await runCommand("cudaport: Show the migration summary");
-    await waitFor(
-      async () => (await page.locator(".monaco-workbench").textContent())?.includes("CUDA migration assessment"),
-      "the summary document",
-      90000,
-    );
+    await page.locator('.tab:has-text("Migration summary.md")').first().waitFor({ timeout: 90000 });
+    const editor = page.locator(".monaco-editor .view-lines", { hasText: "CUDA migration assessment" }).first();
+    await editor.waitFor({ timeout: 30000 });
+    if (await page.locator('.tab:has-text("Untitled")').count()) throw new Error("the summary opened as an untitled document");
+    // Read-only: typing changes nothing.
+    await editor.click();
+    await page.keyboard.press("Control+Home");
+    await page.keyboard.type("x");
+    if ((await editor.textContent())?.startsWith("x")) throw new Error("the summary document can be edited");
+    // Paths relative to the workspace: the files are named, the workspace's absolute path nowhere.
+    async function matches(text) {
+      await page.keyboard.press("Control+F");
+      const input = page.locator(".find-widget textarea, .find-widget input").first();
+      await input.waitFor({ timeout: 10000 });
+      await input.fill(text);
+      return waitFor(async () => {
+        const count = (await page.locator(".find-widget .matchesCount").first().textContent())?.trim();
+        return count && count !== "?" ? count : undefined;
+      }, `the find widget's count for ${text}`, 15000);
+    }
+    const named = await matches("kernel.cu");
+    if (/No results/i.test(named)) throw new Error(`kernel.cu is not named in the summary (${named})`);
+    const absolute = await matches(workspace);
+    console.log(`     find: kernel.cu ${named}; ${workspace} ${absolute}`);
+    if (!/No results/i.test(absolute)) throw new Error(`the summary names the workspace's absolute path (${absolute})`);
+    await page.keyboard.press("Escape");
   });
 } catch (error) {
   failed = true;

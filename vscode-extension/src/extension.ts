@@ -7,18 +7,21 @@ import * as vscode from "vscode";
 import {
   CloseAction,
   ErrorAction,
+  ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
   RevealOutputChannelOn,
   ServerOptions as ClientServerOptions,
   State,
   TransportKind,
+  WorkDoneProgress,
 } from "vscode-languageclient/node";
 
 import { NO_PYTHON_MESSAGE, checkInterpreter, chooseInterpreter, expandPath } from "./interpreter";
 import { ServerCommand, bundledServer, userServer } from "./serverCommand";
 import { toServerOptions } from "./settings";
-import { countFindings, statusText, statusTooltip, targetLabels, targetOf, type TargetLabels } from "./status";
+import { scopes, statusText, statusTooltip, targetLabels, targetOf, type TargetLabels } from "./status";
+import { SUMMARY_URI, SummaryDocuments } from "./summary";
 
 const SECTION = "cudaport";
 const FIX_ALL_KIND = vscode.CodeActionKind.SourceFixAll.append("cudaport");
@@ -47,6 +50,7 @@ const DOCUMENTS = [
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
 let status: vscode.StatusBarItem;
+const summaries = new SummaryDocuments();
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("cudaport");
@@ -55,12 +59,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(output, status);
 
   context.subscriptions.push(
+    summaries,
+    vscode.workspace.registerTextDocumentContentProvider(SUMMARY_URI.scheme, summaries),
     vscode.commands.registerCommand("cudaport.fixAll", fixAllInFile),
     vscode.commands.registerCommand("cudaport.migrateWorkspace", migrateWorkspace),
     vscode.commands.registerCommand("cudaport.showSummary", showSummary),
     vscode.commands.registerCommand("cudaport.restartServer", () => restart(context)),
     vscode.commands.registerCommand("cudaport.showLogs", () => output.show(true)),
     vscode.languages.onDidChangeDiagnostics(() => updateStatus()),
+    vscode.window.tabGroups.onDidChangeTabs(() => updateStatus()),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (event.affectsConfiguration("cudaport.path") || event.affectsConfiguration("cudaport.interpreter")) {
         await restart(context);
@@ -283,18 +290,40 @@ function updateStatus(): void {
   if (!client || client.state !== State.Running) {
     return;
   }
-  const all = vscode.languages.getDiagnostics().flatMap(([, diagnostics]) => diagnostics);
-  // vscode.DiagnosticSeverity counts from 0, LSP's from 1.
-  const counts = countFindings(
-    all.map((d) => ({ source: d.source, severity: d.severity, data: (d as { data?: unknown }).data })),
+  // Every file the server reported on: the open documents, and the workspace's files it checks from disk
+  // (workspace diagnostics). vscode.DiagnosticSeverity counts from 0, LSP's from 1.
+  const entries = vscode.languages.getDiagnostics();
+  const plain = (d: vscode.Diagnostic) => ({ source: d.source, severity: d.severity, data: (d as { data?: unknown }).data });
+  const open = openFiles();
+  const counted = scopes(
+    entries.map(([uri, diagnostics]) => [uri, diagnostics.map(plain)] as [vscode.Uri, ReturnType<typeof plain>[]]),
+    (uri) => open.has(fileKey(uri)),
     1,
   );
-  const diagnostics = all.map((d) => ({ source: d.source, data: (d as { data?: unknown }).data }));
-  const target = targetOf(diagnostics) ?? currentOptions().target;
-  status.text = statusText(target, counts, labels);
-  status.tooltip = statusTooltip(target, counts, labels);
+  const target = targetOf(entries.flatMap(([, diagnostics]) => diagnostics.map(plain))) ?? currentOptions().target;
+  status.text = statusText(target, counted.workspace.counts, labels);
+  status.tooltip = statusTooltip(target, counted.workspace, counted.open, labels);
   status.backgroundColor = undefined;
   status.show();
+}
+
+/** The files open in an editor tab (a notebook counts for its cells). */
+function openFiles(): Set<string> {
+  const open = new Set<string>();
+  for (const tab of vscode.window.tabGroups.all.flatMap((group) => group.tabs)) {
+    const input = tab.input;
+    if (input instanceof vscode.TabInputText || input instanceof vscode.TabInputNotebook) {
+      open.add(fileKey(input.uri));
+    } else if (input instanceof vscode.TabInputTextDiff) {
+      open.add(fileKey(input.modified));
+    }
+  }
+  return open;
+}
+
+function fileKey(uri: vscode.Uri): string {
+  // A notebook cell's diagnostics are filed under the cell's URI, whose path is the notebook's.
+  return uri.scheme === "vscode-notebook-cell" ? `file:${uri.path}` : uri.with({ fragment: "" }).toString();
 }
 
 function setStatusError(text: string): void {
@@ -379,9 +408,49 @@ async function migrateWorkspace(): Promise<void> {
 }
 
 async function showSummary(): Promise<void> {
-  const markdown = await serverCommand<string>("cudaport.server.summary", "cudaport: summarising the workspace");
-  if (markdown === undefined) return;
-  const document = await vscode.workspace.openTextDocument({ language: "markdown", content: markdown });
-  await vscode.window.showTextDocument(document, { preview: true });
-  await vscode.commands.executeCommand("markdown.showPreview", document.uri);
+  const running = client;
+  if (!running) {
+    void vscode.window.showErrorMessage("cudaport: the server is not running.");
+    return;
+  }
+  // The server works the summary out on a thread of its own and reports each file under this work-done token;
+  // the notification's Cancel cancels the request.
+  const markdown = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: "cudaport: summarising the workspace", cancellable: true },
+    async (progress, cancellation) => {
+      const token = `cudaport-summary-${Date.now()}`;
+      let reported = 0;
+      const listening = running.onProgress(WorkDoneProgress.type, token, (value) => {
+        if (value.kind === "report") {
+          const percentage = value.percentage ?? reported;
+          progress.report({ message: value.message, increment: Math.max(0, percentage - reported) });
+          reported = Math.max(reported, percentage);
+        }
+      });
+      try {
+        return (await running.sendRequest(
+          ExecuteCommandRequest.type,
+          { command: "cudaport.server.summary", arguments: [], workDoneToken: token },
+          cancellation,
+        )) as string | undefined;
+      } catch (error) {
+        if (cancellation.isCancellationRequested) return undefined;
+        void vscode.window.showErrorMessage(`cudaport: the summary failed: ${String(error)}`);
+        return undefined;
+      } finally {
+        listening.dispose();
+      }
+    },
+  );
+  if (typeof markdown !== "string") return;
+  // A read-only document of its own (not an unsaved "Untitled" one), kept up to date when the command runs again,
+  // with the rendered preview beside it.
+  summaries.set(SUMMARY_URI, markdown);
+  const document = await vscode.workspace.openTextDocument(SUMMARY_URI);
+  await vscode.window.showTextDocument(document, { preview: false });
+  try {
+    await vscode.commands.executeCommand("markdown.showPreviewToSide", document.uri);
+  } catch (error) {
+    output.appendLine(`No Markdown preview: ${String(error)}`);
+  }
 }

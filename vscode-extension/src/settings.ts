@@ -17,6 +17,7 @@ export interface ServerOptions {
   severity?: Record<string, string>;
   extendExclude?: string[];
   run: "onType" | "onSave";
+  showPortable: boolean;
   logLevel: "error" | "warning" | "info" | "debug";
 }
 
@@ -75,7 +76,12 @@ export function toServerOptions(config: ConfigurationView): Mapped {
   const levels = ["error", "warning", "info", "debug"] as const;
   const levelValue = config.get<string>("logLevel", "info");
   const logLevel = (levels as readonly string[]).includes(levelValue) ? (levelValue as ServerOptions["logLevel"]) : "info";
-  const options: ServerOptions = { target: target ?? "", run, logLevel };
+  const rawPortable = config.get<unknown>("showPortable", true);
+  const showPortable = typeof rawPortable === "boolean" ? rawPortable : true;
+  if (typeof rawPortable !== "boolean") {
+    problems.push(`cudaport.showPortable: expected true or false, not ${JSON.stringify(rawPortable)}`);
+  }
+  const options: ServerOptions = { target: target ?? "", run, showPortable, logLevel };
   const select = codes("select");
   const ignore = codes("ignore");
   if (select.length) options.select = select;

@@ -92,11 +92,55 @@ export function statusText(target: string | undefined, counts: Counts, labels: T
   return `$(circuit-board) CUDA→${label}: ${parts.join(" · ")}`;
 }
 
-export function statusTooltip(target: string | undefined, counts: Counts, labels: TargetLabels = {}): string {
+/** Findings counted over some files: by difficulty, and how many files have any. */
+export interface Scope {
+  counts: Counts;
+  files: number;
+}
+
+/**
+ * The workspace's findings (every file the server reported on: open documents, and the files of the workspace it
+ * analyses from disk) and those of the open files alone. `entries` are (file, diagnostics) pairs as
+ * vscode.languages.getDiagnostics() gives them; `isOpen` tells whether a file is open in an editor.
+ */
+export function scopes<K>(
+  entries: Iterable<[K, Iterable<DiagnosticLike>]>,
+  isOpen: (file: K) => boolean,
+  severityOffset = 0,
+): { workspace: Scope; open: Scope } {
+  const workspace: Scope = { counts: emptyCounts(), files: 0 };
+  const open: Scope = { counts: emptyCounts(), files: 0 };
+  for (const [file, diagnostics] of entries) {
+    const counts = countFindings(diagnostics, severityOffset);
+    if (DIFFICULTIES.every((d) => counts[d] === 0)) continue;
+    for (const scope of isOpen(file) ? [workspace, open] : [workspace]) {
+      scope.files += 1;
+      for (const d of DIFFICULTIES) scope.counts[d] += counts[d];
+    }
+  }
+  return { workspace, open };
+}
+
+function line(name: string, scope: Scope): string {
+  const { counts, files } = scope;
+  const where = `${files} file${files === 1 ? "" : "s"} with findings`;
+  return (
+    `${name} (${where}): blocker ${counts.blocker}, manual ${counts.manual}, ` +
+    `mechanical ${counts.mechanical}, portable ${counts.portable}`
+  );
+}
+
+export function statusTooltip(
+  target: string | undefined,
+  workspace: Scope,
+  open: Scope,
+  labels: TargetLabels = {},
+): string {
   const label = labelOf(target, labels);
   return (
-    `cudaport findings in open files for ${label}:\n` +
-    `blocker ${counts.blocker}, manual ${counts.manual}, mechanical ${counts.mechanical}, portable ${counts.portable}\n` +
+    `cudaport findings for ${label} (the status bar counts the workspace)\n` +
+    `${line("Workspace", workspace)}\n` +
+    `${line("Open files", open)}\n` +
     "Click for the migration summary of the workspace."
   );
 }

@@ -2,7 +2,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { toServerOptions } from "../../src/settings";
-import { countFindings, statusText, targetLabels, targetOf } from "../../src/status";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+import { countFindings, scopes, statusText, statusTooltip, targetLabels, targetOf } from "../../src/status";
 import { bundledServer, userServer } from "../../src/serverCommand";
 
 function view(values: Record<string, unknown>) {
@@ -12,7 +15,7 @@ function view(values: Record<string, unknown>) {
 test("defaults send an empty target, lint on type, nothing selected or ignored", () => {
   const { options, problems } = toServerOptions(view({}));
   // an empty target and no empty lists: the project's configuration keeps its values (its target too)
-  assert.deepEqual(options, { target: "", run: "onType", logLevel: "info" });
+  assert.deepEqual(options, { target: "", run: "onType", showPortable: true, logLevel: "info" });
   assert.deepEqual(problems, []);
 });
 
@@ -25,6 +28,7 @@ test("settings map to server options, normalising codes and severities", () => {
       severity: { cp2001: "Error", CP5: "hint" },
       exclude: ["third_party/**", ""],
       run: "onSave",
+      showPortable: false,
       logLevel: "debug",
     }),
   );
@@ -35,6 +39,7 @@ test("settings map to server options, normalising codes and severities", () => {
     severity: { CP2001: "error", CP5: "hint" },
     extendExclude: ["third_party/**"],
     run: "onSave",
+    showPortable: false,
     logLevel: "debug",
   });
   assert.deepEqual(problems, []);
@@ -42,13 +47,21 @@ test("settings map to server options, normalising codes and severities", () => {
 
 test("bad values are dropped with a problem naming the setting", () => {
   const { options, problems } = toServerOptions(
-    view({ target: "not a target!", select: ["E501"], severity: { CP1001: "fatal" }, logLevel: "loud" }),
+    view({
+      target: "not a target!",
+      select: ["E501"],
+      severity: { CP1001: "fatal" },
+      logLevel: "loud",
+      showPortable: "yes",
+    }),
   );
   assert.equal(options.target, "");
   assert.equal(options.select, undefined);
   assert.equal(options.severity, undefined);
   assert.equal(options.logLevel, "info");
-  assert.equal(problems.length, 3);
+  assert.equal(options.showPortable, true);
+  assert.equal(problems.length, 4);
+  assert.match(problems.join("\n"), /cudaport\.showPortable.*true or false/);
   assert.match(problems.join("\n"), /cudaport\.target.*not a target/);
   assert.match(problems.join("\n"), /cudaport\.select.*E501/);
   assert.match(problems.join("\n"), /cudaport\.severity.*CP1001/);
@@ -90,4 +103,55 @@ test("the bundled server runs python -m cudaport with the version's native folde
   assert.equal(command.env.PATH, "/usr/bin");
   const user = userServer("/home/u/.local/bin/cudaport", {});
   assert.deepEqual([user.command, user.args], ["/home/u/.local/bin/cudaport", ["serve"]]);
+});
+
+// The extension's manifest, as VS Code reads it (the tests run from out/test/unit).
+const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "..", "package.json"), "utf8"));
+
+test("every setting is listed in order, the target first and showPortable next", () => {
+  const properties: Record<string, { order?: number; type?: string; default?: unknown }> =
+    manifest.contributes.configuration.properties;
+  const ordered = Object.entries(properties)
+    .map(([key, value]) => [key, value.order] as const)
+    .sort((a, b) => (a[1] ?? Infinity) - (b[1] ?? Infinity));
+  assert.ok(ordered.every(([, order]) => typeof order === "number"), "a setting without an order");
+  assert.equal(new Set(ordered.map(([, order]) => order)).size, ordered.length, "two settings share an order");
+  assert.deepEqual(
+    ordered.slice(0, 2).map(([key]) => key),
+    ["cudaport.target", "cudaport.showPortable"],
+  );
+  assert.equal(properties["cudaport.showPortable"].type, "boolean");
+  assert.equal(properties["cudaport.showPortable"].default, true);
+});
+
+test("every setting the server reads is one VS Code offers", () => {
+  const properties = Object.keys(manifest.contributes.configuration.properties);
+  // Every key toServerOptions sends, once each setting has a value (exclude is sent as extendExclude).
+  const { options } = toServerOptions(
+    view({ select: ["CP1"], ignore: ["CP2"], severity: { CP1: "hint" }, exclude: ["x/**"] }),
+  );
+  const offered = new Set(properties.map((key) => key.replace(/^cudaport\./, "")));
+  for (const key of Object.keys(options)) {
+    assert.ok(offered.has(key === "extendExclude" ? "exclude" : key), `the server option ${key} has no setting`);
+  }
+});
+
+test("the tooltip tells the workspace's findings from the open files'", () => {
+  const d = (severity: number) => ({ source: "cudaport", severity });
+  const counted = scopes(
+    [
+      ["open.cu", [d(1), d(3), d(3)]],
+      ["closed.cu", [d(2), d(3)]],
+      ["other.cu", [{ source: "clangd", severity: 1 }]],
+      ["clean.cu", []],
+    ],
+    (file) => file === "open.cu",
+  );
+  assert.deepEqual(counted.workspace, { counts: { portable: 0, mechanical: 3, manual: 1, blocker: 1 }, files: 2 });
+  assert.deepEqual(counted.open, { counts: { portable: 0, mechanical: 2, manual: 0, blocker: 1 }, files: 1 });
+  const tooltip = statusTooltip("npu", counted.workspace, counted.open, { npu: "Ascend NPU" });
+  assert.match(tooltip, /Ascend NPU/);
+  assert.match(tooltip, /^Workspace \(2 files with findings\): blocker 1, manual 1, mechanical 3, portable 0$/m);
+  assert.match(tooltip, /^Open files \(1 file with findings\): blocker 1, manual 0, mechanical 2, portable 0$/m);
+  assert.doesNotMatch(tooltip, /findings in open files/);
 });
