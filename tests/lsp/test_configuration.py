@@ -121,6 +121,27 @@ async def test_workspace_configuration_and_did_change_configuration(
     assert after
 
 
+async def test_show_portable_changed_in_the_editor_takes_portable_findings_in_and_out(
+    lsp: Launcher, tmp_path: Path
+) -> None:
+    """`cudaport.showPortable` as the VS Code extension sends it (workspace/configuration, then the change
+    notification): portable findings go from the diagnostics and come back, the others stay."""
+    path = copy_data("reduce.cu", tmp_path)
+    session = await lsp.start(configuration={**FAST, "showPortable": True})
+    uri = session.open(path)
+
+    def portable(diagnostics: list[types.Diagnostic]) -> int:
+        return sum(1 for d in diagnostics if isinstance(d.data, dict) and d.data.get("difficulty") == "portable")
+
+    shown = await settled(session, uri, lambda d: portable(d) > 0, "portable findings")
+    others = len(shown) - portable(shown)
+    for show in (False, True):
+        session.client.set_configuration({"cudaport": {**FAST, "showPortable": show}})
+        session.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+        after = await settled(session, uri, lambda d, show=show: (portable(d) > 0) == show, f"showPortable {show}")
+        assert len(after) - portable(after) == others
+
+
 async def test_changing_the_target_relints_every_open_document(lsp: Launcher, tmp_path: Path) -> None:
     other = next(name for name in load_ruleset().targets if name != "hip")
     first = copy_data("reduce.cu", tmp_path)
