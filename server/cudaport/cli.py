@@ -23,7 +23,7 @@ from .config import ConfigError, Settings, load_settings
 from .models import Difficulty
 from .output.ruledoc import all_rules_markdown, rule_markdown, rule_text
 from .progress import ProgressBar
-from .results import RunResult, RunTotals
+from .results import RunTotals
 from .ruleset import RuleDataError, RuleSet, load_ruleset
 
 if TYPE_CHECKING:
@@ -298,7 +298,7 @@ def _exit_code(totals: RunTotals, fail_on: Difficulty | None) -> int:
     return EXIT_FINDINGS if totals.any_at_or_above(fail_on) else EXIT_OK
 
 
-def _report_skips(totals: Sequence[RunTotals | RunResult]) -> None:
+def _report_skips(totals: Sequence[RunTotals]) -> None:
     """Skipped files (the same for every target) and errors (each target's, named when there are several)."""
     for label, reason in totals[0].skipped:
         print(f"cudaport: skipped {label}: {reason}", file=sys.stderr)

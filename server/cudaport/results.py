@@ -1,5 +1,5 @@
 """What a run produces, for every front end: diagnostics placed in files, each file's results as a run streams
-them (FileFindings), what they add up to (RunTotals), and a whole run kept in memory (RunResult, for the report).
+them (FileFindings), what they add up to (RunTotals).
 The runner builds them; the output formats, the report and the CLI read them."""
 
 from __future__ import annotations
@@ -103,28 +103,6 @@ class RunTotals:
 
     def any_at_or_above(self, difficulty: Difficulty) -> bool:
         return any(count and level >= difficulty for level, count in self.by_difficulty.items())
-
-
-@dataclass
-class RunResult:
-    """One target's whole run in memory (the report reads it; `check` streams instead)."""
-
-    target: str
-    files_scanned: int
-    diagnostics: list[Diagnostic]
-    skipped: list[tuple[str, str]]
-    errors: list[tuple[str, str]]
-    excluded: list[tuple[str, str]] = field(default_factory=list)  # directories with sources an exclude left out
-
-    def summary(self) -> dict[str, int]:
-        counts = Counter(d.difficulty for d in self.diagnostics)
-        return {d.label: counts.get(d, 0) for d in Difficulty}
-
-    def by_rule(self) -> Counter[str]:
-        return Counter(d.rule for d in self.diagnostics)
-
-    def fixable(self) -> int:
-        return sum(1 for d in self.diagnostics if d.finding.fixable)
 
 
 def sort_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:

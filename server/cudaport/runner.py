@@ -19,7 +19,7 @@ from .engine import Engine, FileResult
 from .files import Excluded, Skipped, SourcePath, discover
 from .models import Finding
 from .project import ProjectIndex, checkout_root
-from .results import Diagnostic, FileFindings, RunResult, RunTotals
+from .results import Diagnostic, FileFindings, RunTotals
 from .source import LineIndex, SkipFile, write_atomic
 
 if TYPE_CHECKING:
@@ -230,51 +230,6 @@ def scan(
 ) -> Scan:
     """`check` over `paths` for `targets` (default: the configured one), streamed (see Scan)."""
     return Scan(paths, settings, targets or [settings.target], jobs, progress)
-
-
-# ---- several targets kept whole (the migration report) ------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class ScannedFile:
-    """A file that was analysed: its label, language and size in lines (the report weighs directories by it)."""
-
-    label: str
-    language: str
-    lines: int
-
-
-@dataclass
-class MultiTargetRun:
-    """One `check` result per target over the same files, plus the files themselves, all in memory."""
-
-    files: list[ScannedFile]
-    runs: dict[str, RunResult]
-
-
-def check_targets(
-    paths: list[str],
-    settings: Settings,
-    targets: Sequence[str],
-    jobs: int = 1,
-    progress: Progress | None = None,
-) -> MultiTargetRun:
-    """The stream of `scan` kept whole: each target's RunResult is what `check --target T` gives."""
-    stream = scan(paths, settings, targets, jobs, progress)
-    totals = stream.totals()
-    files: list[ScannedFile] = []
-    diagnostics: dict[str, list[Diagnostic]] = {t: [] for t in stream.targets}
-    first = stream.targets[0]
-    for result in stream:
-        totals[result.target].add(result)
-        if result.skipped:
-            continue
-        if result.target == first:
-            files.append(ScannedFile(result.path, result.language, result.lines))
-        diagnostics[result.target].extend(result.diagnostics)
-    runs = {
-        t: RunResult(t, len(files), diagnostics[t], totals[t].skipped, totals[t].errors, totals[t].excluded)
-        for t in stream.targets
-    }
-    return MultiTargetRun(files, runs)
 
 
 # ---- fix ------------------------------------------------------------------------------------------------------------

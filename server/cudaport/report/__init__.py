@@ -15,7 +15,7 @@ from ..ruleset import RuleSet
 from ..runner import Progress, scan
 from .html import render_html
 from .markdown import render_markdown
-from .model import Report, ReportBuilder, build_report
+from .model import Report, ReportBuilder
 from .render_json import iter_json
 from .routes import DualStackCovers
 
@@ -69,4 +69,4 @@ def render(report: Report, fmt: str) -> str:
     return "".join(iter_render(report, fmt))
 
 
-__all__ = ["FORMATS", "Report", "ReportBuilder", "assess", "build_report", "format_for", "iter_render", "render"]
+__all__ = ["FORMATS", "Report", "ReportBuilder", "assess", "format_for", "iter_render", "render"]

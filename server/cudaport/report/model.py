@@ -18,7 +18,6 @@ from ..config import Settings
 from ..models import Difficulty
 from ..results import Diagnostic, FileFindings
 from ..ruleset import OTHER_AREA, RuleSet
-from ..runner import MultiTargetRun
 from .checklist import CheckItem, evaluate, load_checks
 from .effort import EffortMeter, EffortModel, Estimate, Hours, load_model
 from .folders import Folder, folder_tree
@@ -560,37 +559,6 @@ class ReportBuilder:
                 )
             )
         return out
-
-
-def build_report(
-    run: MultiTargetRun,
-    ruleset: RuleSet,
-    settings: Settings,
-    paths: Sequence[str],
-    generated: str | None = None,
-) -> Report:
-    """The report from a finished multi-target run (front ends that hold one already: the editor's summary)."""
-    builder = ReportBuilder(ruleset, settings, list(run.runs), paths, generated)
-    first = next(iter(run.runs.values()))
-    for label, reason in first.skipped:
-        builder.skip(label, reason)
-    for label, reason in first.excluded:
-        builder.exclude(label, reason)
-    by_file: dict[str, dict[str, list[Diagnostic]]] = defaultdict(lambda: defaultdict(list))
-    errors: dict[str, dict[str, str]] = defaultdict(dict)
-    for target, result in run.runs.items():
-        for diag in result.diagnostics:
-            by_file[diag.path][target].append(diag)
-        for label, reason in result.errors:
-            errors[label][target] = reason
-    scanned_labels = {scanned.label for scanned in run.files}
-    for label, reasons in errors.items():
-        if label not in scanned_labels:  # a path that could not be read at all: the same error for every target
-            builder.error(label, next(iter(reasons.values())))
-    for scanned in run.files:
-        found = by_file.get(scanned.label, {})
-        builder.add_file(scanned.label, scanned.language, scanned.lines, found, errors.get(scanned.label))
-    return builder.finish()
 
 
 def _work_groups(apis: list[ApiUse], ruleset: RuleSet, construct_files: Counter[str]) -> list[WorkGroup]:
