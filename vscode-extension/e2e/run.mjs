@@ -425,7 +425,11 @@ try {
     await page.keyboard.type("x");
     if ((await editor.textContent())?.startsWith("x")) throw new Error("the summary document can be edited");
     // Paths relative to the workspace: the files are named, the workspace's absolute path nowhere.
+    const editorElement = await editor.elementHandle();
     async function matches(text) {
+      // The preview beside it may have taken the focus once it rendered: find in the document's own editor
+      // (held by its element: once the find scrolls, the heading the locator matched is out of view).
+      await editorElement.click();
       await page.keyboard.press("Control+F");
       const input = page.locator(".find-widget textarea, .find-widget input").first();
       await input.waitFor({ timeout: 10000 });
