@@ -133,6 +133,12 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument("--diff", action="store_true", help="print a unified diff instead of writing files")
     fix.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes that need review")
     fix.add_argument(
+        "--style",
+        choices=("rename", "dual-stack"),
+        help="rename: CUDA names become the target's (the default); dual-stack: the code keeps them and a generated "
+        "portability header (C/C++/CUDA) or helper module (Python) makes the same tree build for CUDA and the target",
+    )
+    fix.add_argument(
         "--fail-on",
         choices=[d.label for d in Difficulty] + ["never"],
         help="lowest difficulty left after fixing that makes the exit code 1",
@@ -282,6 +288,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         overrides["extra-rules"] = [str(Path(p).resolve()) for p in args.extra_rules]
     if getattr(args, "fail_on", None) and args.fail_on != "never":
         overrides["fail-on"] = args.fail_on
+    if getattr(args, "style", None):
+        overrides["fix-style"] = args.style
     start = Path(args.paths[0]) if getattr(args, "paths", None) else Path.cwd()
     if args.config is not None and not args.config.is_file():
         raise ConfigError(f"{args.config}: configuration file not found")
@@ -399,6 +407,7 @@ def _is_tty(stream: TextIO) -> bool:
 
 def _fix(args: argparse.Namespace) -> int:
     from . import runner
+    from .dualstack import OutsidePaths
     from .outtree import OutputTree, OutputTreeError
 
     _existing(args.paths)
@@ -417,20 +426,29 @@ def _fix(args: argparse.Namespace) -> int:
             progress.hide()
             sys.stdout.write(diff)
 
-        result = runner.fix(
-            args.paths,
-            settings,
-            jobs=args.jobs,
-            unsafe=args.unsafe_fixes,
-            diff_only=args.diff,
-            progress=progress,
-            output=output,
-            on_diff=show,
-            add_ignore=args.add_ignore,
-        )
+        try:
+            result = runner.fix(
+                args.paths,
+                settings,
+                jobs=args.jobs,
+                unsafe=args.unsafe_fixes,
+                diff_only=args.diff,
+                progress=progress,
+                output=output,
+                on_diff=show,
+                add_ignore=args.add_ignore,
+            )
+        except OutsidePaths as exc:
+            raise UsageError(str(exc)) from None
     _report_skips([result.run])
     for label, line, rule, why in result.refused:
         print(f"cudaport: no suppression added for {rule} at {label}:{line}: {why}", file=sys.stderr)
+    for label, new, entries in result.support:
+        verb = ("Would create" if new else "Would extend") if args.diff else ("Created" if new else "Extended")
+        print(
+            f"{verb} {label} ({entries} entr{'ies' if entries != 1 else 'y'}).",
+            file=sys.stderr if args.diff else sys.stdout,
+        )
     if args.diff:
         count = len(result.changed_files)
         print(

@@ -6,13 +6,14 @@ folder); command-line or editor settings are applied on top of it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from . import tomlcompat
-from .models import DEFAULT_SEVERITY, Difficulty, Severity
+from .models import DEFAULT_SEVERITY, Difficulty, FixStyle, Severity
 from .ruleset import RuleDataError, load_ruleset
 from .source import DEFAULT_MAX_FILE_SIZE
 
@@ -39,6 +40,10 @@ DEFAULT_EXCLUDE = (
 )
 
 
+DEFAULT_COMPAT_HEADER = "cudaport_compat.h"
+DEFAULT_DEVICE_HELPER = "cudaport_device.py"
+
+
 class ConfigError(Exception):
     """Configuration that cannot be used; the message names the file and the key."""
 
@@ -58,6 +63,14 @@ class Settings:
     effort: Mapping[str, Any] = field(default_factory=dict)  # the report's effort weights changed (rules/effort.toml)
     config_path: Path | None = None
     root: Path = field(default_factory=Path.cwd)
+    fix_style: FixStyle = FixStyle.RENAME
+    # Dual-stack fixes: the portability header C/C++/CUDA files include, and the Python helper module's file name.
+    compat_header: Path | None = None  # None: DEFAULT_COMPAT_HEADER in `root`
+    device_helper: str = DEFAULT_DEVICE_HELPER
+
+    @property
+    def compat_header_path(self) -> Path:
+        return self.compat_header if self.compat_header is not None else self.root / DEFAULT_COMPAT_HEADER
 
     @property
     def target_spec(self) -> str:
@@ -97,6 +110,9 @@ _KEYS = {
     "max-file-size",
     "fail-on",
     "effort",
+    "fix-style",
+    "compat-header",
+    "device-helper",
 }
 
 
@@ -244,6 +260,21 @@ def _apply(
         changes["effort"] = _effort(
             settings.effort, table["effort"], where, prefix, changes.get("extra_rules", settings.extra_rules)
         )
+    if "fix-style" in table:
+        try:
+            changes["fix_style"] = FixStyle.parse(str(table["fix-style"]))
+        except ValueError as exc:
+            raise ConfigError(f"{where}: '{prefix}fix-style': {exc}") from None
+    if "compat-header" in table:
+        header = table["compat-header"]
+        if not isinstance(header, str) or not header.strip() or not header.strip().endswith(_HEADER_SUFFIXES):
+            raise ConfigError(f"{where}: '{prefix}compat-header' must be a header file name (.h, .hpp, .cuh)")
+        changes["compat_header"] = (base / header.strip()).resolve()
+    if "device-helper" in table:
+        helper = table["device-helper"]
+        if not isinstance(helper, str) or not _MODULE_FILE.fullmatch(helper.strip()):
+            raise ConfigError(f"{where}: '{prefix}device-helper' must be a Python module file name (name.py)")
+        changes["device_helper"] = helper.strip()
     return replace(settings, **changes)
 
 
@@ -271,6 +302,10 @@ def _merged_tables(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str,
             _merged_tables(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
         )
     return out
+
+
+_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh")
+_MODULE_FILE = re.compile(r"[A-Za-z_]\w*\.py")
 
 
 def _target_names(extra_rules: tuple[Path, ...]) -> dict[str, str]:

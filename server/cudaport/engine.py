@@ -10,10 +10,11 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import dualstack
 from .analyzers.base import Analyzer, BadInput, FileContext, search_windows
 from .config import Settings
 from .files import SourcePath, file_kind, language_for
-from .models import Edit, Finding
+from .models import CompatEntry, Edit, Finding, Fix, FixStyle
 from .presence import Presence
 from .project import ProjectIndex
 from .ruleset import RuleSet, load_ruleset
@@ -126,7 +127,9 @@ class Engine:
 
     def context_for(self, path: Path | None, data: bytes | None, target: str | None = None) -> FileContext:
         target = target or self.settings.target
-        return FileContext(target, str(path) if path else "", project=self.project, file=path, data=data)
+        context = FileContext(target, str(path) if path else "", project=self.project, file=path, data=data)
+        context.dual = dualstack.plan_for(self.settings, self.ruleset, path)
+        return context
 
     def check_data(
         self,
@@ -245,13 +248,33 @@ class Engine:
     def fix_data(
         self, data: bytes, language: str, path: Path | None = None, unsafe: bool = False
     ) -> tuple[bytes, int, list[Finding]]:
-        """Apply every fix allowed (safe ones, or all with `unsafe`) until nothing more applies.
+        """Apply every fix allowed (safe ones, or all with `unsafe`) until nothing more applies, in the configured
+        style. Returns the new buffer, the number of fixes applied and the findings left in it."""
+        plan = self.plan_fix(data, language, path, unsafe)
+        return plan.data, plan.applied, plan.remaining
 
-        Returns the new buffer, the number of fixes applied and the findings left in it."""
+    def plan_fix(
+        self,
+        data: bytes,
+        language: str,
+        path: Path | None = None,
+        unsafe: bool = False,
+        style: FixStyle | None = None,
+    ) -> FixPlan:
+        """The fixed buffer and, for a dual-stack fix, what the portability header and helper module must add.
+
+        A dual-stack fix that only needs a line in the portability header (`#define cudaFree hipFree`) edits
+        nothing here: its finding counts as fixed once the header has its entry, so it is not among `remaining`."""
+        style = style or self.settings.fix_style
         applied = 0
+        compat: dict[CompatEntry, None] = {}  # in the order found, each once
         findings, _ = self.check_data(data, language, path)
         for _ in range(MAX_FIX_PASSES):
-            edits = fix_edits(findings, unsafe)
+            for finding in findings:
+                fix = _chosen(finding, style, unsafe)
+                if fix is not None:
+                    compat.update(dict.fromkeys(fix.compat))
+            edits = fix_edits(findings, unsafe, style)
             if not edits:
                 break
             new_data = apply_edits(data, edits)
@@ -260,7 +283,15 @@ class Engine:
             applied += len({(e.start, e.end) for e in edits})
             data = new_data
             findings, _ = self.check_data(data, language, path)
-        return data, applied, findings
+        remaining = findings
+        if style is FixStyle.DUAL_STACK:
+            by_header = [f for f in findings if (fix := _chosen(f, style, unsafe)) is not None and not fix.edits]
+            for finding in by_header:
+                compat.update(dict.fromkeys(finding.dual.compat if finding.dual is not None else ()))
+            applied += len(by_header)
+            fixed = {id(f) for f in by_header}
+            remaining = [f for f in findings if id(f) not in fixed]
+        return FixPlan(data, applied, remaining, list(compat))
 
     def add_ignores(self, data: bytes, language: str, path: Path | None, findings: list[Finding]) -> IgnoreResult:
         """`cudaport: ignore[CODE]` for each of `findings`, one directive per line in the file's comment syntax
@@ -318,15 +349,31 @@ def _uncovered(
     }
 
 
-def fix_edits(findings: list[Finding], unsafe: bool = False) -> list[Edit]:
-    """Non-overlapping edits of the applicable fixes, earliest first. A fix whose edits overlap edits already
-    taken is skipped whole (the next pass picks it up); an edit identical to one taken (the same import inserted
-    by several fixes, say) is shared, not a conflict."""
+@dataclass
+class FixPlan:
+    """A buffer's fixes in one style: the new buffer, how many fixes, the findings left, and what the project's
+    portability header or helper module must provide (dual-stack fixes only)."""
+
+    data: bytes
+    applied: int
+    remaining: list[Finding]
+    compat: list[CompatEntry]
+
+
+def _chosen(finding: Finding, style: FixStyle, unsafe: bool) -> Fix | None:
+    fix = finding.fix_for(style)
+    return fix if fix is not None and (fix.is_safe or unsafe) else None
+
+
+def fix_edits(findings: list[Finding], unsafe: bool = False, style: FixStyle = FixStyle.RENAME) -> list[Edit]:
+    """Non-overlapping edits of the applicable fixes of `style`, earliest first. A fix whose edits overlap edits
+    already taken is skipped whole (the next pass picks it up); an edit identical to one taken (the same import
+    inserted by several fixes, say) is shared, not a conflict."""
     taken: dict[Edit, None] = {}
     spans: list[tuple[int, int]] = []  # sorted (start, end) of the taken edits
     for finding in sorted(findings, key=Finding.sort_key):
-        fix = finding.fix
-        if fix is None or (not fix.is_safe and not unsafe):
+        fix = _chosen(finding, style, unsafe)
+        if fix is None:
             continue
         new = [edit for edit in fix.edits if edit not in taken]
         if any(_overlaps(edit, spans) for edit in new):

@@ -18,7 +18,7 @@ import heapq
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 
-from .models import Edit, Finding, Fix
+from .models import Edit, Finding
 
 _BLOCK = 64
 _VERSIONS = itertools.count(1)
@@ -56,10 +56,7 @@ class Block:
                 finding.end += delta
                 if finding.line_ref is not None:
                     finding.line_ref += delta
-                fix = finding.fix
-                if fix is not None:
-                    edits = tuple(Edit(e.start + delta, e.end + delta, e.text) for e in fix.edits)
-                    finding.fix = Fix(fix.title, edits, fix.applicability)
+                _move_fixes(finding, delta)
         return self.items
 
 
@@ -263,7 +260,16 @@ def _move(finding: Finding, delta: int) -> None:
     finding.end += delta
     if finding.line_ref is not None:
         finding.line_ref += delta
-    fix = finding.fix
+    _move_fixes(finding, delta)
+
+
+def _move_fixes(finding: Finding, delta: int) -> None:
+    """Move all the edits of a finding's fixes (the rename and the dual-stack one; a fix that is both stays one)."""
+    fix, dual = finding.fix, finding.dual
     if fix is not None:
-        edits = tuple(Edit(e.start + delta, e.end + delta, e.text) for e in fix.edits)
-        finding.fix = Fix(fix.title, edits, fix.applicability)
+        finding.fix = fix.moved(tuple(Edit(e.start + delta, e.end + delta, e.text) for e in fix.edits))
+    if dual is not None:
+        if dual is fix:
+            finding.dual = finding.fix
+        else:
+            finding.dual = dual.moved(tuple(Edit(e.start + delta, e.end + delta, e.text) for e in dual.edits))

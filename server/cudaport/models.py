@@ -75,15 +75,54 @@ class Edit:
     text: str
 
 
+class FixStyle(enum.Enum):
+    """How `fix` ports: rename the CUDA names to the target's (the tree then builds for the target only), or keep
+    them and add what the target needs beside them (one tree that builds for both: the migration guides' route C)."""
+
+    RENAME = "rename"
+    DUAL_STACK = "dual-stack"
+
+    @classmethod
+    def parse(cls, value: str) -> FixStyle:
+        try:
+            return cls(value.strip().lower())
+        except ValueError:
+            names = ", ".join(s.value for s in cls)
+            raise ValueError(f"unknown fix style {value!r} (expected one of: {names})") from None
+
+
+@dataclass(frozen=True, slots=True)
+class CompatEntry:
+    """One thing the project's generated portability file must provide for a dual-stack fix to build on the target.
+
+    kind: "name" (a `#define` of a CUDA function, type, enum value, macro or member to the target's name), "call" (a
+    function-like `#define` for a call whose counterpart takes other arguments; `target` names the CUDA function
+    again, and the rule data's call templates give the body), "header" (a CUDA header and the target's; `core` says
+    it comes with either runtime and goes straight into the header), or "python" (a function of the generated
+    Python helper module, `target` its name)."""
+
+    kind: str
+    cuda: str
+    target: str
+    core: bool = False
+
+
 @dataclass(frozen=True, slots=True)
 class Fix:
     title: str
     edits: tuple[Edit, ...]
     applicability: Applicability = Applicability.SAFE
+    # What the project's portability header (or Python helper module) must provide for these edits to build
+    # on the target; only dual-stack fixes have any.
+    compat: tuple[CompatEntry, ...] = ()
 
     @property
     def is_safe(self) -> bool:
         return self.applicability is Applicability.SAFE
+
+    def moved(self, edits: tuple[Edit, ...]) -> Fix:
+        """The same fix with its edits at new offsets (the buffer changed around them)."""
+        return Fix(self.title, edits, self.applicability, self.compat)
 
 
 class FindingData(TypedDict, total=False):
@@ -93,6 +132,8 @@ class FindingData(TypedDict, total=False):
     library: str  # the symbol table it comes from (cuda_runtime, cublas, headers, ...)
     ported: str  # "1": the code around it already runs on the target (a dual-stack branch, a shim)
     reviewed: str  # "left": the Python review kept it as it is (a device table, a CUDA-only probe)
+    held: str  # "1": a portability header mapping the name does not make this use build (a call that fits no
+    # template of its counterpart, an overload the target merges): it stays for a person whatever maps it
     cell: str  # a notebook finding: the cell it is in (1-based, as Jupyter counts) ...
     cell_line: str  # ... and its line there (1-based)
 
@@ -114,10 +155,21 @@ class Finding:
     # The offset of the line whose number the message gives as "(line N)" (code already ported names the directive
     # that selects the target's path): an editor session keeps that number current as lines come and go above it.
     line_ref: int | None = None
+    # The dual-stack fix: the code keeps its CUDA names and builds for both (None: not possible, so the finding stays
+    # for a person in that style). A fix whose edits build for CUDA too (a cast both accept) is both at once.
+    dual: Fix | None = None
 
     @property
     def fixable(self) -> bool:
         return self.fix is not None and self.fix.is_safe
+
+    @property
+    def dual_fixable(self) -> bool:
+        """Whether `fix --style dual-stack` fixes it (the report's route C counts these)."""
+        return self.dual is not None and self.dual.is_safe
+
+    def fix_for(self, style: FixStyle) -> Fix | None:
+        return self.dual if style is FixStyle.DUAL_STACK else self.fix
 
     def sort_key(self) -> tuple[int, int, str]:
         return (self.start, self.end, self.rule)

@@ -93,6 +93,26 @@ class ProjectIndex:
                 out.setdefault(name, mapping)
         return out
 
+    def shim_headers(self, path: Path, data: bytes | None, target: str) -> list[Path]:
+        """The project headers `path` includes (directly or not) that map CUDA names for `target`, nearest first:
+        where a dual-stack fix adds the names this file still needs (the project's own portability header)."""
+        prefixes = self.ruleset.targets[target].shim_prefixes if target in self.ruleset.targets else ()
+        if not prefixes:
+            return []
+        found: list[Path] = []
+        visited: set[Path] = set()
+        queue = list(self._direct(path, data, prefixes))
+        while queue:
+            header = queue.pop(0)
+            if header in visited or len(visited) > _MAX_DEPTH * 8:
+                continue
+            visited.add(header)
+            info = self._header(header, prefixes)
+            if info.shims:
+                found.append(header)
+            queue.extend(info.includes)
+        return found
+
     def includes_for(self, path: Path, data: bytes | None) -> frozenset[str] | None:
         """Every `#include` name written in the project headers `path` includes, directly or through others;
         None when one of those "..." includes cannot be found (its include path is the build's business)."""

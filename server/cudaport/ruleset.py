@@ -133,6 +133,9 @@ class Target:
 
     versions: VersionScheme | None = None  # release numbers the data rates APIs against (`hip@6.2`)
     derive: tuple[Derivation, ...] = ()  # counterparts worked out from CUDA names instead of a column of its own
+    # The #if condition that selects this target in a generated portability header (`fix --style dual-stack`);
+    # empty: the target's port is no rename of CUDA names, so no header is generated for it.
+    dual_stack: str = ""
 
 
 OTHER_AREA = "other"  # the report's area for a rule no [[area]] lists (a house rule that names none)
@@ -642,7 +645,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 _TARGET_KEYS = {
     "label", "platform", "markers", "shim-prefixes", "runtime-include", "lanes", "unsafe-renames", "init",
     "after-runtime", "vector-operators", "pointer-types", "aliases", "kernels", "like", "versions", "derive",
-    "lanes-note", "warp-word",
+    "lanes-note", "warp-word", "dual-stack",
 }  # fmt: skip
 _KERNEL_ROUTES = ("unchanged", "rename", "rewrite")
 
@@ -701,6 +704,7 @@ def _load_targets(ruleset: RuleSet, data: Mapping[str, Any], path: Path) -> None
             like_rules={str(k): str(v) for k, v in like.items() if k != DEFAULT_KEY} if isinstance(like, dict) else {},
             versions=_version_scheme(entry.get("versions"), f"{where}.versions"),
             derive=tuple(_derivation(raw, f"{where}.derive #{i + 1}") for i, raw in enumerate(entry.get("derive", []))),
+            dual_stack=_dual_stack_condition(entry.get("dual-stack"), f"{where}.dual-stack"),
         )
         taken = {n for t in ruleset.targets.values() if t.name != name for n in (t.name, *t.aliases)}
         clash = sorted({a.lower() for a in (name, *ruleset.targets[name].aliases)} & {n.lower() for n in taken})
@@ -716,6 +720,16 @@ def _load_targets(ruleset: RuleSet, data: Mapping[str, Any], path: Path) -> None
                 raise RuleDataError(f"{path}: target.{name}.derive names unknown target {derivation.source!r}")
     if targets:
         ruleset.sources.append(path)
+
+
+def _dual_stack_condition(raw: Any, where: str) -> str:
+    """`{ condition = "defined(__HIP_PLATFORM_AMD__) || defined(USE_ROCM)" }`."""
+    if raw is None:
+        return ""
+    condition = raw.get("condition") if isinstance(raw, dict) else None
+    if not isinstance(condition, str) or not condition.strip() or "\n" in condition:
+        raise RuleDataError(f"{where}: a table with 'condition', the one-line #if test that selects the target")
+    return condition.strip()
 
 
 def _count(value: Any, where: str) -> int:

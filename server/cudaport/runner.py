@@ -13,14 +13,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from . import dualstack
 from .analyzers.base import BadInput
 from .config import Settings
+from .dualstack import FileNeeds
 from .engine import Engine, FileResult
 from .files import Excluded, Skipped, SourcePath, discover
-from .models import Finding
+from .models import Finding, FixStyle
 from .project import ProjectIndex, checkout_root
 from .results import Diagnostic, FileFindings, RunTotals
-from .source import LineIndex, SkipFile, write_atomic
+from .ruleset import load_ruleset
+from .source import LineIndex, SkipFile, SourceFile, write_atomic
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -251,6 +254,7 @@ class FileOutcome:
     changed: bool = False
     path: Path | None = None
     rewritten: bytes | None = None  # the encoded new contents, written once every file has been planned
+    needs: FileNeeds | None = None  # a dual-stack fix: what the portability header and helper module must add
 
     def findings(self) -> FileFindings:
         return FileFindings(
@@ -258,8 +262,8 @@ class FileOutcome:
         )
 
 
-def _fix_one(job: tuple[SourcePath, bool, bool, bool]) -> FileOutcome:
-    source_path, unsafe, diff_only, add_ignore = job
+def _fix_one(job: tuple[SourcePath, bool, bool, bool, FixStyle]) -> FileOutcome:
+    source_path, unsafe, diff_only, add_ignore, style = job
     engine = _engine()
     outcome = FileOutcome(source_path.label, source_path.language, engine.settings.target)
     if source_path.path.is_symlink():
@@ -271,7 +275,10 @@ def _fix_one(job: tuple[SourcePath, bool, bool, bool]) -> FileOutcome:
         outcome.skipped = str(exc)
         return outcome
     try:
-        new_data, applied, remaining = engine.fix_data(source.data, source_path.language, source_path.path, unsafe)
+        plan = engine.plan_fix(source.data, source_path.language, source_path.path, unsafe, style)
+        new_data, applied, remaining = plan.data, plan.applied, plan.remaining
+        if plan.compat:
+            outcome.needs = FileNeeds(source_path.path, plan.compat, _names_header(engine, source_path, source.data))
         if add_ignore:
             new_data, remaining = _add_ignores(engine, source_path, new_data, remaining, outcome)
     except BadInput as exc:
@@ -281,9 +288,9 @@ def _fix_one(job: tuple[SourcePath, bool, bool, bool]) -> FileOutcome:
         outcome.error = f"internal error while fixing: {type(exc).__name__}: {exc}"
         return outcome
     outcome.diagnostics = locate(source_path.label, remaining, LineIndex(new_data))
+    outcome.fixed = applied  # a dual-stack fix may change only the portability header
     if new_data == source.data:
         return outcome
-    outcome.fixed = applied
     outcome.changed = True
     if diff_only:
         outcome.diff = unified_diff(source_path.label, source.data, new_data)
@@ -315,13 +322,21 @@ def _add_ignores(
     return result.data, remaining
 
 
-def unified_diff(label: str, before: bytes, after: bytes) -> str:
+def _names_header(engine: Engine, source_path: SourcePath, data: bytes) -> Path | None:
+    """The project's own portability header the file includes (the nearest), where its new names go."""
+    if engine.project is None or source_path.language != "c":
+        return None
+    headers = engine.project.shim_headers(source_path.path, data, engine.settings.target)
+    return headers[0] if headers else None
+
+
+def unified_diff(label: str, before: bytes, after: bytes, new_file: bool = False) -> str:
     import difflib
 
     old = before.decode("utf-8", "replace").splitlines(keepends=True)
     new = after.decode("utf-8", "replace").splitlines(keepends=True)
     name = label.lstrip("/")  # `a/tmp/x.cu` for an absolute path, as git writes it, not `a//tmp/x.cu`
-    lines = difflib.unified_diff(old, new, fromfile=f"a/{name}", tofile=f"b/{name}")
+    lines = difflib.unified_diff(old, new, fromfile="/dev/null" if new_file else f"a/{name}", tofile=f"b/{name}")
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
@@ -334,6 +349,9 @@ class FixResult:
     ignored: int = 0  # findings they cover
     ignore_files: int = 0
     refused: list[tuple[str, int, str, str]] = field(default_factory=list)  # (file, line, rule, why)
+    # Dual-stack: the portability headers and helper modules written (or, with --diff, to write), and how many
+    # entries each gains.
+    support: list[tuple[str, bool, int]] = field(default_factory=list)  # (label, new file, entries)
 
 
 @dataclass
@@ -374,7 +392,8 @@ def fix(
     changed: list[str] = []
     ignores = ignored = ignore_files = 0
     refused: list[tuple[str, int, str, str]] = []
-    jobs_list = [(f, unsafe, diff_only, add_ignore) for f in run.files]
+    jobs_list = [(f, unsafe, diff_only, add_ignore, settings.fix_style) for f in run.files]
+    needs: list[FileNeeds] = []
     # Every file is planned against the tree as it was, then written: a header rewritten early must not change
     # what the files that include it are told (the result would depend on the order of the workers). The plans
     # wait on disk, not in memory.
@@ -396,10 +415,17 @@ def fix(
                 ignores += outcome.ignores
                 ignored += outcome.ignored
                 ignore_files += 1 if outcome.ignores else 0
+            else:
+                fixed += outcome.fixed  # a dual-stack fix that only needs lines in the portability header
+            if outcome.needs is not None:
+                needs.append(outcome.needs)
             if outcome.diff and on_diff is not None:
                 on_diff(outcome.diff)
             refused += [(outcome.label, line, rule, why) for line, rule, why in outcome.refused]
             totals.add(outcome.findings())
+        # the portability headers and helper modules: raises OutsidePaths before anything is written
+        ruleset = load_ruleset(settings.extra_rules).pinned(settings.versions)
+        support = dualstack.support_files(needs, settings, ruleset, [Path(p) for p in paths]) if needs else []
         if output is not None:
             output.copy()
         for plan in planned:
@@ -417,4 +443,23 @@ def fix(
             ignores += plan.ignores
             ignored += plan.ignored
             ignore_files += 1 if plan.ignores else 0
-    return FixResult(totals, fixed, changed, ignores, ignored, ignore_files, refused)
+    written: list[tuple[str, bool, int]] = []
+    for extra in support:  # after the files that need them, in a diff too
+        label = _label(extra.path)
+        if diff_only:
+            before = extra.before.data if extra.before is not None else b""
+            after = extra.after if extra.before is None else SourceFile.from_bytes(extra.after).data
+            if on_diff is not None:
+                on_diff(unified_diff(label, before, after, new_file=extra.before is None))
+        else:
+            write_atomic(output.place(extra.path) if output is not None else extra.path, extra.after)
+        written.append((label, extra.before is None, extra.entries))
+    return FixResult(totals, fixed, changed, ignores, ignored, ignore_files, refused, written)
+
+
+def _label(path: Path) -> str:
+    """How a file the run writes is named in messages: relative to the current folder when it is below it."""
+    try:
+        return Path(os.path.abspath(path)).relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return str(path)

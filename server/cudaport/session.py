@@ -33,7 +33,7 @@ from tree_sitter import Language, Query, QueryCursor
 
 from .analyzers.base import FactFinder, FileContext, FileFacts, IncrementalProfile, search_windows
 from .findingstore import FindingStore
-from .models import Edit, Finding, Fix
+from .models import Edit, Finding
 from .presence import Presence
 from .ruleset import RuleSet
 from .source import LineIndex
@@ -669,10 +669,7 @@ def _touched(finding: Finding, windows: list[tuple[int, int]]) -> bool:
     for lo, hi in windows:
         if end >= lo and start <= hi:
             return True
-    fix = finding.fix
-    if fix is None:
-        return False
-    return any(e.end >= lo and e.start <= hi for e in fix.edits for lo, hi in windows)
+    return any(e.end >= lo and e.start <= hi for e in _fix_edits(finding) for lo, hi in windows)
 
 
 def _inside(windows: list[tuple[int, int]], start: int, end: int) -> bool:
@@ -684,15 +681,21 @@ def touched_by(finding: Finding, start: int, end: int) -> bool:
     import a Python fix inserts at the top, does not make the finding's neighbourhood matter)."""
     if finding.end >= start and finding.start <= end:
         return True
-    fix = finding.fix
-    return fix is not None and any(e.end >= start and e.start <= end for e in fix.edits)
+    return any(e.end >= start and e.start <= end for e in _fix_edits(finding))
 
 
 def _is_wide(finding: Finding) -> bool:
     if finding.end - finding.start > _NEAR:
         return True
-    fix = finding.fix
-    return fix is not None and any(e.start < finding.start - _NEAR or e.end > finding.end + _NEAR for e in fix.edits)
+    return any(e.start < finding.start - _NEAR or e.end > finding.end + _NEAR for e in _fix_edits(finding))
+
+
+def _fix_edits(finding: Finding) -> tuple[Edit, ...]:
+    """The edits of both of a finding's fixes (the rename and the dual-stack one)."""
+    fix, dual = finding.fix, finding.dual
+    if dual is None or dual is fix:
+        return fix.edits if fix is not None else ()
+    return (fix.edits if fix is not None else ()) + dual.edits
 
 
 def _covering(finding: Finding, start: int, end: int, delta: int) -> tuple[int, int]:
@@ -710,11 +713,24 @@ def _moved(finding: Finding, end: int, delta: int) -> Finding:
         finding.end += delta
     if finding.line_ref is not None and finding.line_ref > end:
         finding.line_ref += delta
-    fix = finding.fix
-    if fix is not None and any(e.start > end for e in fix.edits):
-        edits = tuple(Edit(e.start + delta, e.end + delta, e.text) if e.start > end else e for e in fix.edits)
-        finding.fix = Fix(fix.title, edits, fix.applicability)
+    _shift_fixes(finding, end, delta)
     return finding
+
+
+def _shift_fixes(finding: Finding, end: int, delta: int) -> None:
+    """Move the edits of a finding's fixes that lie after `end` by `delta` (a fix that is both stays one)."""
+    fix, dual = finding.fix, finding.dual
+    if fix is not None and any(e.start > end for e in fix.edits):
+        finding.fix = fix.moved(_shifted_edits(fix.edits, end, delta))
+    if dual is not None:
+        if dual is fix:
+            finding.dual = finding.fix
+        elif any(e.start > end for e in dual.edits):
+            finding.dual = dual.moved(_shifted_edits(dual.edits, end, delta))
+
+
+def _shifted_edits(edits: tuple[Edit, ...], end: int, delta: int) -> tuple[Edit, ...]:
+    return tuple(Edit(e.start + delta, e.end + delta, e.text) if e.start > end else e for e in edits)
 
 
 def _touches(pattern: Any, old: bytes, data: bytes, touched_old: tuple[int, int], touched_new: tuple[int, int]) -> bool:

@@ -108,8 +108,14 @@ def apply_edits(data: bytes, edits: list[Edit]) -> bytes:
 
 
 def write_atomic(path: Path, content: bytes) -> None:
-    """Replace `path` with `content` without ever leaving a half-written file; keeps its permission bits."""
-    mode = stat.S_IMODE(path.stat().st_mode)
+    """Replace `path` with `content` without ever leaving a half-written file; keeps its permission bits (a new
+    file gets the permissions a new file gets here)."""
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
     import tempfile  # only a run that writes loads it
 
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".cudaport", dir=path.parent)

@@ -34,6 +34,18 @@ class IncludeFacts:
     uses_cuda: bool  # whether they name CUDA APIs or kernel syntax
 
 
+@dataclass(frozen=True, slots=True)
+class DualStackPlan:
+    """Where a file finds what its dual-stack fixes rely on (`fix --style dual-stack`), worked out by the engine
+    from the configuration: analyzers write their dual-stack edits with it."""
+
+    include: str  # the portability header as this file includes it: "cudaport_compat.h", "../cudaport_compat.h"
+    header_name: str  # its file name, for fix titles
+    is_header: bool  # this file is the portability header itself
+    helper: str  # how this Python file imports the device helper module: "cudaport_device", "..cudaport_device"
+    accelerator: bool  # the project's requirements need PyTorch with torch.accelerator (2.6 or later)
+
+
 class ProjectFacts(Protocol):
     """What the project around a file knows (project.ProjectIndex)."""
 
@@ -60,6 +72,7 @@ class FileContext:
         "_shims",
         "_tables",
         "declared_elsewhere",
+        "dual",
         "path",
         "presence",
         "target",
@@ -90,6 +103,8 @@ class FileContext:
         self.declared_elsewhere: tuple[frozenset[str], frozenset[str]] | None = None
         self._tables: dict[bytes, tuple[bytes, LineTable]] = {}
         self._memo: dict[object, tuple[object, Any]] = {}
+        # Where the dual-stack fixes' portability header and helper module are (None: no dual-stack fixes).
+        self.dual: DualStackPlan | None = None
 
     def has(self, data: bytes, word: bytes) -> bool:
         """Whether the buffer contains `word` (anywhere, comments too: a quick test before real work)."""

@@ -171,3 +171,96 @@ def load_call_rewrites(table: Mapping[str, Any] | None) -> dict[tuple[str, str],
         key = (rewrite.symbol, rewrite.target)
         out[key] = (*out.get(key, ()), rewrite)
     return out
+
+
+# ---- the same rewrites as function-like macros, for a dual-stack portability header -------------------------------
+COUNT_DISPATCH = "CUDAPORT_BY_COUNT"
+_MAX_DISPATCHED = 8  # arguments CUDAPORT_BY_COUNT tells apart
+
+
+def as_macros(name: str, rewrites: Sequence[CallRewrite]) -> list[str] | None:
+    """`#define` lines that make every call of `name` that fits one of `rewrites` into the rewritten call, for the
+    target branch of a portability header (the code keeps calling `name`); None when the templates cannot be
+    macros: a rewrite that needs review (it drops a mask), or templates told apart by argument values rather than
+    by how many arguments a call has.
+
+    One template: `#define cudaX(a1, a2, ...) hipX(a1, (void **)(a2) , ##__VA_ARGS__)`, optional arguments passed
+    through `__VA_ARGS__`. Several: one macro per argument count, picked by COUNT_DISPATCH."""
+    if not rewrites or any(r.applicability is not Applicability.SAFE or not r.callee for r in rewrites):
+        return None  # (a template that is an expression, not a call, is right for CUDA too: no macro needed)
+    if any(r.require or r.same for r in rewrites):
+        return None  # chosen by what the arguments say, which a macro cannot test
+    if len(rewrites) == 1:
+        macro = _macro(name, rewrites[0], None)
+        return [macro] if macro is not None else None
+    counts: dict[int, CallRewrite] = {}
+    for rewrite in rewrites:
+        slots = _slots(rewrite.template)
+        if any(optional for _, optional in slots) or rewrite.arguments is not None:
+            return None
+        count = max((index for index, _ in slots), default=0)
+        if count in counts or not 0 < count <= _MAX_DISPATCHED:
+            return None
+        counts[count] = rewrite
+    lines = [f"#define {name}(...) {COUNT_DISPATCH}({name}, __VA_ARGS__)"]
+    for count in sorted(counts):
+        macro = _macro(f"CUDAPORT_{name}_{count}", counts[count], count)
+        if macro is None:
+            return None
+        lines.append(macro)
+    return lines
+
+
+def dispatch_macros() -> list[str]:
+    """COUNT_DISPATCH: `CUDAPORT_BY_COUNT(cudaX, a, b)` is `CUDAPORT_cudaX_2(a, b)`."""
+    numbers = ", ".join(f"_{i}" for i in range(1, _MAX_DISPATCHED + 1))
+    counts = ", ".join(str(i) for i in range(_MAX_DISPATCHED, -1, -1))
+    return [
+        f"#define CUDAPORT_COUNT_({numbers}, N, ...) N",
+        f"#define CUDAPORT_COUNT(...) CUDAPORT_COUNT_(__VA_ARGS__, {counts})",
+        "#define CUDAPORT_GLUE_(a, b) a##b",
+        "#define CUDAPORT_GLUE(a, b) CUDAPORT_GLUE_(a, b)",
+        f"#define {COUNT_DISPATCH}(name, ...) "
+        "CUDAPORT_GLUE(CUDAPORT_##name##_, CUDAPORT_COUNT(__VA_ARGS__))(__VA_ARGS__)",
+    ]
+
+
+def _slots(template: str) -> list[tuple[int, bool]]:
+    return [(int(index), bool(optional)) for _, index, optional, _ in _PLACEHOLDER.findall(template)]
+
+
+def _macro(name: str, rewrite: CallRewrite, count: int | None) -> str | None:
+    """One `#define` for `rewrite`; `count` fixes the number of arguments (else optional ones go to __VA_ARGS__)."""
+    template = rewrite.template
+    slots = _slots(template)
+    required = max((index for index, optional in slots if not optional), default=0)
+    optional = [index for index, is_optional in slots if is_optional]
+    tail = ""
+    if optional and count is None:
+        # only a run of optional arguments at the end, in order and written plainly, can be passed on as they are
+        expected = "".join(f", {{{i}?}}" for i in range(required + 1, required + 1 + len(optional)))
+        body_end = template.rstrip()
+        if not body_end.endswith(expected + ")") or optional != list(range(required + 1, required + 1 + len(optional))):
+            return None
+        template = body_end[: -len(expected + ")")] + ")"
+        tail = " , ##__VA_ARGS__"
+    elif optional:
+        return None
+    params = [f"a{i}" for i in range(1, (count if count is not None else required) + 1)]
+    if tail:
+        params.append("...")
+
+    def argument(match: re.Match[str]) -> str:
+        address, index, _, type_name = match.group(1), int(match.group(2)), match.group(3), match.group(4)
+        value = f"a{index}"
+        if address:
+            return f"&({value})"
+        if type_name:
+            type_name = type_name.strip()
+            return f"{type_name}({value})" if _CPP_CAST.match(type_name) else f"({type_name})({value})"
+        return value
+
+    body = _PLACEHOLDER.sub(argument, template)
+    if tail:
+        body = body[:-1] + tail + ")"
+    return f"#define {name}({', '.join(params)}) {body}"

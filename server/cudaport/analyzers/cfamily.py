@@ -16,14 +16,14 @@ from typing import Any
 import tree_sitter_cuda
 from tree_sitter import Language, Node, Parser, Tree
 
-from ..models import Applicability, Difficulty, Edit, Finding, FindingData, Fix
+from ..models import Applicability, CompatEntry, Difficulty, Edit, Finding, FindingData, Fix
 from ..ruleset import Outcome, RuleSet, Symbol, Target, TargetMapping
 from ..source import apply_edits
 from . import clangdiff, kernels, pointers, vectorops, warp
 from .base import WORD_BYTE, FactChanges, FileContext, IncrementalProfile, starts_word
-from .calls import CallRewrite, CallSite, load_call_rewrites
+from .calls import CallRewrite, CallSite, as_macros, load_call_rewrites
 from .cscan import Scan
-from .preproc import GuardIndex, at_line_start, guard_shape, shim_definitions
+from .preproc import GuardIndex, at_line_start, guard_shape, include_macro, shim_definitions
 from .tsutil import (
     ancestor,
     call_of,
@@ -367,6 +367,8 @@ class CFamilyAnalyzer:
             return kernels.device_side(scan, start, end, name, "function")
         outcome = self.ruleset.outcome(symbol, target)
         calls = self._calls.get((symbol.name, target))
+        dual: Fix | None = None
+        held = False
         if calls is not None:
             # The counterpart takes other arguments: only the whole-call rewrite is right, never a bare rename.
             fitted = None if in_macro else self._call_fix(scan, node, calls)
@@ -375,8 +377,10 @@ class CFamilyAnalyzer:
                 level = Difficulty.MECHANICAL if fix.is_safe else Difficulty.MANUAL
                 # `replacement` names the counterpart (what the finding's span becomes); the edit carries the whole call
                 outcome = Outcome(max(outcome.difficulty, level), call.callee, outcome.message, True)
+                dual = self._dual_call(scan, node, symbol, calls, call, fix)
             else:
                 fix = None
+                held = True  # a header mapping the name does not make this call fit the counterpart
                 span = _macro_call_span(scan.data, end, node.end_byte) if in_macro else _node_span(call_of(node))
                 if span is not None:
                     scan.manual_calls.append((*span, name))
@@ -389,8 +393,68 @@ class CFamilyAnalyzer:
                 )
         else:
             fix = self._rename_fix(name, outcome, start, end, scan.data)
-        return scan.finding(
+            dual = self._dual_name(scan, symbol, name, outcome, fix)
+        finding = scan.finding(
             symbol.rule, start, end, outcome, name, fix, {"library": symbol.library, "kind": symbol.kind}
+        )
+        finding.dual = dual
+        if held:
+            finding.data["held"] = "1"
+        return finding
+
+    # ---- dual-stack fixes: the code keeps CUDA's names, the portability header maps them ----------------------
+    def _dual_target(self, scan: Scan) -> Target | None:
+        """The target, when this file gets dual-stack fixes (a target whose port is a rename, a plan, and not the
+        portability header itself)."""
+        plan = scan.context.dual
+        target = self.ruleset.targets.get(scan.context.target)
+        if plan is None or plan.is_header or target is None or not target.dual_stack:
+            return None
+        return target
+
+    def _dual_name(self, scan: Scan, symbol: Symbol, name: str, outcome: Outcome, fix: Fix | None) -> Fix | None:
+        """`#define cudaX hipX` in the portability header, for a plain name whose rename is safe everywhere it is
+        used. Not for a plain word that is CUDA's only in some positions (a macro would rename every use), nor a
+        qualified name (a macro names one identifier)."""
+        if fix is None or not fix.is_safe or outcome.replacement is None or self._dual_target(scan) is None:
+            return None
+        if symbol.generic or symbol.scopes or symbol.kind in ("header", "namespace", "guard") or "::" in name:
+            return None
+        plan = scan.context.dual
+        assert plan is not None
+        replacement = outcome.replacement
+        shown = f"`{replacement}`" if replacement else "nothing"
+        return Fix(
+            f"Keep `{name}`: map it to {shown} in {plan.header_name} (dual-stack)",
+            (),
+            compat=(CompatEntry("name", name, replacement),),
+        )
+
+    def _dual_call(
+        self, scan: Scan, node: Node, symbol: Symbol, calls: tuple[CallRewrite, ...], call: CallRewrite, fix: Fix
+    ) -> Fix | None:
+        """A call whose counterpart takes other arguments: a function-like macro in the portability header (the
+        same templates), or the rewrite itself where it names nothing of the target (integer arithmetic)."""
+        if not fix.is_safe or self._dual_target(scan) is None:
+            return None
+        if not call.callee:
+            return fix  # an expression CUDA builds too
+        if symbol.generic or symbol.scopes or as_macros(symbol.name, calls) is None:
+            return None
+        plan = scan.context.dual
+        assert plan is not None
+        expression = call_of(node)
+        arguments = expression.child_by_field_name("arguments") if expression is not None else None
+        # a macro argument with a top-level comma (`kernel<T, 4>`) is parenthesised, which C++ reads the same
+        edits = tuple(
+            Edit(a.start_byte, a.end_byte, f"({text(a)})")
+            for a in (arguments.named_children if arguments is not None else [])
+            if a.type != "comment" and _top_level_comma(a)
+        )
+        return Fix(
+            f"Keep `{symbol.name}`: its calls become `{call.callee}` through {plan.header_name} (dual-stack)",
+            edits,
+            compat=(CompatEntry("call", symbol.name, call.callee),),
         )
 
     def _guard_finding(
@@ -401,12 +465,13 @@ class CFamilyAnalyzer:
         data = FindingData(library=symbol.library, kind=symbol.kind)
         if not in_macro and in_preproc_condition(node):
             outcome = self.ruleset.outcome(symbol, scan.context.target)
-            finding = scan.finding(
-                symbol.rule, start, end, outcome, name, self._rename_fix(name, outcome, start, end), data
-            )
+            fix = self._rename_fix(name, outcome, start, end)
+            finding = scan.finding(symbol.rule, start, end, outcome, name, fix, data)
             directive = ancestor(node, _DIRECTIVES)
             if outcome.replacement and directive is not None and _tests_name(scan.data, directive, outcome.replacement):
                 _downgrade(finding, f"the same directive tests `{outcome.replacement}` too")
+            elif fix is not None and fix.is_safe and outcome.replacement and self._dual_target(scan) is not None:
+                finding.dual = _dual_guard(scan.data, node, name, outcome.replacement)
             return finding
         if not in_macro and defines_macro(node):
             rule = self.ruleset.rule(symbol.rule)
@@ -590,9 +655,52 @@ class CFamilyAnalyzer:
             fix = self._rename_fix(path, outcome, start, end)
             if fix is not None and known is not None and outcome.replacement in known.after_runtime:
                 fix = self._runtime_first(scan, known, fix, match.start())
-            yield scan.finding(
+            finding = scan.finding(
                 symbol.rule, start, end, outcome, path, fix, {"library": symbol.library, "kind": "header"}
             )
+            if fix is not None and fix.is_safe and outcome.replacement is not None:
+                finding.dual = self._dual_include(scan, match, path, outcome.replacement)
+            yield finding
+
+    def _dual_include(self, scan: Scan, match: re.Match[bytes], path: str, replacement: str) -> Fix | None:
+        """The CUDA include becomes the portability header (included once, where the file's first CUDA include
+        was): a runtime header goes (the portability header includes it on either side); a library header is
+        included through its macro, `#include CUDAPORT_CUBLAS_V2_H`, so the file keeps exactly its headers."""
+        target = self._dual_target(scan)
+        plan = scan.context.dual
+        if target is None or plan is None:
+            return None
+        core = replacement in ("", target.runtime_include)
+        line_start = scan.data.rfind(b"\n", 0, match.start()) + 1
+        newline = scan.data.find(b"\n", match.end())
+        line_end = len(scan.data) if newline == -1 else newline + 1
+        edits: list[Edit] = []
+        insertion = self._compat_insertion(scan)
+        if insertion is not None:
+            edits.append(insertion)
+        if core:
+            edits.append(Edit(line_start, line_end, ""))
+            title = f"Include {plan.header_name} instead of `{path}` (dual-stack)"
+        else:
+            edits.append(Edit(match.start(), match.end(), f"#include {include_macro(path)}"))
+            title = f"Include `{path}` through {plan.header_name}: `{replacement}` on {target.label} (dual-stack)"
+        return Fix(title, tuple(edits), compat=(CompatEntry("header", path, replacement, core),))
+
+    def _compat_insertion(self, scan: Scan) -> Edit | None:
+        """The one `#include` of the portability header a file gets (the same edit for every dual-stack fix of the
+        file, so it is made once): at the top of a .cu file, where nvcc puts its implicit runtime include; before the
+        first CUDA include elsewhere. None when the file includes it already."""
+        plan = scan.context.dual
+        if plan is None:
+            return None
+        first_cuda: int | None = None
+        for quoted, name, match in self._include_lines(scan):
+            if quoted and _is_compat(scan, name):
+                return None
+            if first_cuda is None and self.ruleset.header(name) is not None:
+                first_cuda = scan.data.rfind(b"\n", 0, match.start()) + 1
+        at = _first_code_line(scan) if _is_cu(scan) or first_cuda is None else first_cuda
+        return Edit(at, at, f'#include "{plan.include}"{_newline(scan.data)}')
 
     def _runtime_first(self, scan: Scan, target: Target, fix: Fix, include_start: int) -> Fix:
         """A rename to a header that needs the runtime first (HIP's cooperative groups) also puts the runtime
@@ -665,7 +773,7 @@ class CFamilyAnalyzer:
         written = self._include_names(scan)
         followed = scan.context.includes
         names = {name for _, name in written} | (followed or set())
-        if any(self._declares_runtime(name, target) for name in names):
+        if any(self._declares_runtime(name, target) or _is_compat(scan, name) for name in names):
             return
         if not names.isdisjoint(self._target_headers(target.name)):
             return  # a header of the target is already included (a dual-stack selection header): it brings the rest
@@ -703,7 +811,7 @@ class CFamilyAnalyzer:
         """The first include of a project header that uses CUDA names without bringing the runtime, when it comes
         before any include that does; _RUNTIME_FIRST when an include bringing the runtime comes first."""
         for quoted, name, match in self._include_lines(scan):
-            if self._declares_runtime(name, target):
+            if self._declares_runtime(name, target) or _is_compat(scan, name):
                 return _RUNTIME_FIRST
             if self.ruleset.header(name) is not None:
                 continue
@@ -729,7 +837,13 @@ class CFamilyAnalyzer:
             applicability=Applicability.SAFE if difficulty <= Difficulty.MECHANICAL else Applicability.UNSAFE,
         )
         outcome = Outcome(difficulty, header, message, True)
-        return scan.finding(rule.code, start, end, outcome, symbol, fix, {"kind": "include"})
+        finding = scan.finding(rule.code, start, end, outcome, symbol, fix, {"kind": "include"})
+        insertion = self._compat_insertion(scan) if self._dual_target(scan) is not None and fix.is_safe else None
+        plan = scan.context.dual
+        if insertion is not None and plan is not None:
+            entry = CompatEntry("header", "cuda_runtime.h", header, True)
+            finding.dual = Fix(f"Include {plan.header_name} (dual-stack)", (insertion,), compat=(entry,))
+        return finding
 
     def _target_headers(self, target: str) -> frozenset[str]:
         """The target's own header names, as the rule data gives them for CUDA's headers (hipcub/hipcub.hpp)."""
@@ -829,19 +943,61 @@ class CFamilyAnalyzer:
                 )
                 finding.line_ref = region.named
                 continue
+            if finding.data.get("held"):
+                continue  # a mapping of the name does not make this use build
             mapped = local_shims.get(finding.symbol)
             if mapped is not None:
-                _downgrade(finding, f"already mapped to `{mapped}` by a #define in this file")
+                _downgrade(finding, f"{_mapped(mapped)} by a #define in this file")
                 continue
             shim = scan.context.shims.get(finding.symbol)
             if shim is not None:
-                _downgrade(finding, f"already mapped to `{shim.replacement}` by {shim.header}")
+                _downgrade(finding, f"{_mapped(shim.replacement)} by {shim.header}")
                 continue
             value = _macro_defined_at(scan.data, finding)
             if value is not None:
                 # `#define cudaMalloc musaMalloc`: a portability header for another platform defines the CUDA name
                 # itself; renaming it would break that header, and nothing here calls CUDA.
                 _downgrade(finding, f"this file defines `{finding.symbol}` itself (as `{value}`)")
+
+
+def _dual_guard(data: bytes, node: Node, name: str, other: str) -> Fix | None:
+    """A test of a CUDA header's macro that tests the target's too: `#ifdef X` -> `#if defined(X) || defined(Y)`,
+    `defined(X)` -> `(defined(X) || defined(Y))`; a value test (`#if X >= 2`) cannot be widened so."""
+    parent = node.parent
+    if parent is None:
+        return None
+    title = f"Test `{other}` beside `{name}` (dual-stack)"
+    if parent.type == "preproc_ifdef" and parent.child_by_field_name("name") == node:
+        keyword = data[parent.start_byte : node.start_byte]
+        negated = re.match(rb"[ \t]*#[ \t]*ifndef", keyword) is not None
+        test = f"#if !defined({name}) && !defined({other})" if negated else f"#if defined({name}) || defined({other})"
+        return Fix(title, (Edit(parent.start_byte, node.end_byte, test),))
+    if parent.type == "preproc_defined":
+        return Fix(title, (Edit(parent.start_byte, parent.end_byte, f"(defined({name}) || defined({other}))"),))
+    return None
+
+
+def _mapped(replacement: str) -> str:
+    return f"already mapped to `{replacement}`" if replacement else "already defined as nothing"
+
+
+def _is_compat(scan: Scan, name: str) -> bool:
+    """The include name is the dual-stack portability header (which brings the runtime on either side)."""
+    plan = scan.context.dual
+    return plan is not None and (name == plan.include or name.rsplit("/", 1)[-1] == plan.header_name)
+
+
+def _top_level_comma(argument: Node) -> bool:
+    """A comma in the argument outside parentheses (a template's arguments): a macro would split it there."""
+    depth = 0
+    for byte in argument.text or b"":
+        if byte in b"([{":
+            depth += 1
+        elif byte in b")]}":
+            depth -= 1
+        elif byte == 0x2C and depth == 0:
+            return True
+    return False
 
 
 _DEFINE_HEAD = re.compile(rb"[ \t]*#[ \t]*define[ \t]+\Z")
@@ -1067,7 +1223,9 @@ def _collapsing_overloads(scan: Scan, findings: list[Finding]) -> None:
             if later is None:
                 continue
             later.fix = None
+            later.dual = None
             later.replacement = None
+            later.data["held"] = "1"  # mapping both types to one in a header merges the overloads all the same
             later.difficulty = max(later.difficulty, Difficulty.MANUAL)
             later.message = (
                 f"{later.message}; with the overload of `{function}` on `{first_type}` it becomes one "
@@ -1107,6 +1265,7 @@ def _leave_calls_whole(calls: list[tuple[int, int, str]], findings: list[Finding
         for start, end, callee in calls:
             if start <= finding.start < end and finding.symbol != callee:
                 finding.fix = None
+                finding.dual = None
                 finding.replacement = None
                 if finding.difficulty < Difficulty.MANUAL:
                     finding.difficulty = Difficulty.MANUAL
@@ -1117,6 +1276,7 @@ def _leave_calls_whole(calls: list[tuple[int, int, str]], findings: list[Finding
 def _downgrade(finding: Finding, why: str) -> None:
     finding.difficulty = Difficulty.PORTABLE
     finding.fix = None
+    finding.dual = None
     finding.replacement = None
     finding.message = f"{finding.message} — {why}"
     finding.data["ported"] = "1"

@@ -81,9 +81,11 @@ def _coordinates_in_min_max(scan: Scan) -> Iterator[Finding]:
                 continue
             edits = tuple(Edit(a.start_byte, a.end_byte, f"static_cast<unsigned int>({text(a)})") for a in coordinates)
             fix = Fix("Cast the built-in index to CUDA's `unsigned int`", edits, Applicability.SAFE)
-            yield scan.finding(
+            finding = scan.finding(
                 COORDINATE_RULE, call.start_byte, arguments.start_byte, outcome, symbol, fix, {"kind": "call"}
             )
+            finding.dual = fix  # CUDA's own type: the same call on both
+            yield finding
 
 
 def _initialised_vlas(scan: Scan) -> Iterator[Finding]:

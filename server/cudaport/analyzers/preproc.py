@@ -22,6 +22,12 @@ _SHIM_DEFINE = re.compile(
 _SHIM_TYPEDEF = re.compile(rb"[ \t]*typedef[ \t]+([A-Za-z_]\w*)[ \t]+([A-Za-z_]\w*)[ \t]*;")
 _SHIM_USING = re.compile(rb"[ \t]*using[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*)[ \t]*;")
 _SHIM_NAMESPACE = re.compile(rb"[ \t]*namespace[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*(?:::)?([A-Za-z_]\w*)[ \t]*;")
+# A function-like macro whose body calls the target, or a dual-stack header's dispatch, maps the CUDA function:
+# `#define cudaFuncSetAttribute(f, a, v) hipFuncSetAttribute(...)`, `#define cudaEventCreate(...) CUDAPORT_BY_COUNT(..)`
+_SHIM_FUNCTION = re.compile(rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\([^)\n]*\)[ \t]+([^\n]*)")
+_SHIM_EMPTY = re.compile(rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]*(?://[^\n]*)?\r?$", re.MULTILINE)
+_BODY_WORD = re.compile(rb"[A-Za-z_]\w*")
+_DISPATCH = b"CUDAPORT_"
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,11 +157,37 @@ def shim_definitions(
             if match is None:
                 continue
             name, value = (match.group(1), match.group(2)) if name_first else (match.group(2), match.group(1))
-            if value.startswith(byte_prefixes):
+            if _target_word(value, byte_prefixes):
                 text = _text(name)
                 if text in cuda_names:
                     found[text] = _text(value)
+    if b"#" in data:
+        for line_start in lines_starting_with(data, b"#"):
+            empty = _SHIM_EMPTY.match(data, line_start)
+            if empty is not None and _text(empty.group(1)) in cuda_names:
+                found.setdefault(_text(empty.group(1)), "")  # `#define __grid_constant__`: a keyword the target lacks
+                continue
+            match = _SHIM_FUNCTION.match(data, line_start)
+            if match is None or _text(match.group(1)) not in cuda_names:
+                continue
+            words = _BODY_WORD.findall(match.group(2))
+            value = next((w for w in words if w.startswith(byte_prefixes)), None)
+            if value is None and words and words[0].startswith(_DISPATCH):
+                value = words[0]
+            if value is not None:
+                found.setdefault(_text(match.group(1)), _text(value))
     return found
+
+
+def _target_word(value: bytes, prefixes: tuple[bytes, ...]) -> bool:
+    """A name of the target's: it starts with one of its prefixes, or a part after `_` does (`make_hipExtent`)."""
+    return value.startswith(prefixes) or any(part.startswith(prefixes) for part in value.split(b"_")[1:] if part)
+
+
+def include_macro(cuda_header: str) -> str:
+    """The macro a dual-stack file includes a CUDA library header through (its portability header defines it to
+    the target's header or CUDA's): `cublas_v2.h` -> CUDAPORT_CUBLAS_V2_H."""
+    return "CUDAPORT_" + re.sub(r"[^A-Za-z0-9]", "_", cuda_header).upper()
 
 
 def at_line_start(data: bytes, offset: int) -> bool:
