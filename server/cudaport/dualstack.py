@@ -165,7 +165,8 @@ def support_files(
         before = _read(path, settings)
         text = devicehelper.update(before.text() if before is not None else None, functions, table, accelerator)
         if text is not None:
-            out.append(_support(path, before, text, len(functions), given))
+            count = len(devicehelper.FUNCTIONS) if before is None else len(functions)
+            out.append(_support(path, before, text, count, given))
     return out
 
 

@@ -128,7 +128,11 @@ class Imports:
         torch`, or on the line before the first other module-level import of torch (`from torch import npu` needs
         the module registered first); in a file that imports torch only inside functions or `try:` blocks, or
         not at all, after its docstring and `from __future__` imports. None when no line can be added there."""
-        line = f"import {module}{comment}"
+        return self.insertion_lines([f"import {module}{comment}"])
+
+    def insertion_lines(self, lines: list[str]) -> Edit | None:
+        """`lines` (statements, indented relative to each other) where `insertion` puts its import."""
+        line = "\n".join(lines)
         for statement in self.statements:
             if statement.node.parent is None or statement.node.parent.type != "module":
                 continue
@@ -173,6 +177,7 @@ class Imports:
         indent = before[:indent_end].decode("utf-8", "replace")
         newline_at = data.find(b"\n", statement.end_byte)
         eol = "\r\n" if newline_at > 0 and data[newline_at - 1 : newline_at] == b"\r" else "\n"
+        line = f"{eol}{indent}".join(line.split("\n"))  # a block of several lines keeps the indentation
         if not after:
             return Edit(line_start, line_start, f"{indent}{line}{eol}")
         if newline_at < 0:

@@ -26,6 +26,7 @@ from ..models import Applicability, Difficulty, Edit, Finding, FindingData, Fix
 from ..ruleset import RuleSet, Symbol, TargetMapping
 from . import pybuild, pystrings, pywindows
 from .base import FileContext, IncrementalProfile
+from .pydual import DualTable, add_dual_fixes
 from .pyimports import PYTHON_LANGUAGE, ImportedName, Imports, ImportStatement, StatementFacts, spelled, word_starts
 from .pyknow import (
     UNSUPPORTED_RULE,
@@ -140,6 +141,7 @@ class PythonAnalyzer:
         self._vocabularies: dict[str, tuple[frozenset[bytes], frozenset[str]]] = {}
         self._prefix_cache: frozenset[str] | None = None
         self._statement_notes: dict[tuple[StatementFacts, str], _StatementNotes] = {}
+        self._dual = DualTable.load(ruleset.tables.get("python") or {})
 
     # ---- parsing --------------------------------------------------------------------------------------------
     def parse(self, data: bytes, old_tree: Tree | None = None) -> Tree:
@@ -170,6 +172,10 @@ class PythonAnalyzer:
         where = Path(context.path) if context.path else None
         Reviewer(self.ported, data, root, context.target, platform or context.target, where).review(file.findings)
         _hold_shared_imports(file)
+        if file.findings and context.dual is not None and not _is_helper(context):
+            comment = context.flags_unused_imports()
+            facts = self.know.targets.get(context.target)
+            add_dual_fixes(file.findings, data, root, file.imports, context.dual, facts, self._dual, comment)
         findings = file.findings
         if ranges is not None:
             findings = [f for f in findings if any(lo <= f.start < hi for lo, hi in ranges)]
@@ -812,6 +818,12 @@ def _hold_shared_imports(file: _File) -> None:
             if finding.difficulty <= Difficulty.MECHANICAL:
                 finding.difficulty = Difficulty.MANUAL
                 finding.message += f"; `{local}` is also used for APIs that need a person, so its import is kept"
+
+
+def _is_helper(context: FileContext) -> bool:
+    """The file is the generated device helper module (it names every device on purpose)."""
+    plan = context.dual
+    return plan is not None and bool(plan.helper) and Path(context.path).stem == plan.helper.lstrip(".")
 
 
 def _outside(windows: list[tuple[int, int]], lo: int, hi: int) -> list[tuple[int, int]]:
