@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
-from ..models import Difficulty, Finding
+from ..models import Difficulty, Edit, Finding, Fix
 from ..ruleset import Outcome
 from .base import starts_word
 from .tsutil import ancestor, in_device_code, text
@@ -60,6 +60,14 @@ CUDA_LANES = 32  # a CUDA warp; what the code below finds assumed
 
 
 def find_warp_assumptions(scan: Scan) -> Iterator[Finding]:
+    findings = list(_warp_assumptions(scan))
+    target = scan.ruleset.targets.get(scan.context.target)
+    if findings and target is not None and target.dual_stack and target.lanes and scan.context.dual is not None:
+        _warp_size_forms(scan, findings)
+    yield from findings
+
+
+def _warp_assumptions(scan: Scan) -> Iterator[Finding]:
     target = scan.ruleset.targets.get(scan.context.target)
     if target is not None and target.lanes == CUDA_LANES:
         return  # a 32-lane target runs what assumes 32-lane warps
@@ -305,6 +313,101 @@ def _warp_sized(size: Node) -> bool:
             for child in (size.child_by_field_name("left"), size.child_by_field_name("right"))
         )
     return False
+
+
+# ---- warpSize forms (dual-stack fixes) -------------------------------------------------------------------------
+# `lane % 32` -> `lane % warpSize`: warpSize is 32 on CUDA, so the CUDA build computes what it did, and the
+# target's width (64 on AMD) there. Only where that is right for both: device code (warpSize is a device-side value
+# on CUDA) outside constant expressions (it is no constant there), in a function whose every other warp assumption
+# gets the same form and that calls no warp intrinsic (shuffles and votes written for 32 lanes, offsets like 16,
+# would not follow the new width).
+_WARP_SIZE_FORMS = {
+    ("%", "32"): "warpSize",
+    ("/", "32"): "warpSize",
+    ("*", "32"): "warpSize",
+    ("&", "31"): "(warpSize - 1)",
+    ("&", "0x1f"): "(warpSize - 1)",
+}
+_SHIFTS = {">>": "/ warpSize", "<<": "* warpSize"}  # by 5; `>>` only of an unsigned built-in index
+_CONSTANT_CONTEXTS = frozenset(
+    {"array_declarator", "template_argument_list", "enumerator", "case_statement", "static_assert_declaration",
+     "bitfield_clause", "preproc_arg", "preproc_if", "preproc_elif"}
+)  # fmt: skip
+_WARP_CALLS = re.compile(
+    rb"\b(?:__shfl\w*|__ballot\w*|__any\w*|__all\w*|__activemask|__syncwarp|__match\w*|__reduce_\w+|__lane_id"
+    rb"|tiled_partition|coalesced_threads|thread_block_tile|warp_reduce|WarpReduce|WarpScan)\b"
+)
+_FUNCTIONS = frozenset({"function_definition"})
+
+
+def _warp_size_forms(scan: Scan, findings: list[Finding]) -> None:
+    forms: dict[int, tuple[Finding, Edit | None, Node | None]] = {}
+    for finding in findings:
+        node = scan.root.descendant_for_byte_range(finding.start, finding.end)
+        function = ancestor(node, _FUNCTIONS)
+        edit = _warp_size_edit(node) if finding.rule == ARITHMETIC and node is not None else None
+        forms[id(finding)] = (finding, edit, function)
+    blocked: set[int] = set()  # functions with an assumption that keeps 32, or warp intrinsics
+    for _, edit, function in forms.values():
+        if function is not None and (edit is None or _keeps_warp_of_32(scan.data, function)):
+            blocked.add(function.id)
+    for finding, edit, function in forms.values():
+        if edit is None or function is None or function.id in blocked:
+            continue
+        finding.dual = Fix(f"Use warpSize: `{edit.text}` (dual-stack)", (edit,))
+
+
+def _keeps_warp_of_32(data: bytes, function: Node) -> bool:
+    """The function calls warp intrinsics or names a warp-size constant of its own (`WARP_SIZE`, `kWarpSize`)."""
+    body = data[function.start_byte : function.end_byte]
+    if _WARP_CALLS.search(body):
+        return True
+    return any(
+        word != b"warpSize" and _WARP_SIZE_NAME.search(word.decode("ascii", "replace"))
+        for word in set(_IDENTIFIER.findall(body))
+        if b"arp" in word or b"ARP" in word or b"ane" in word
+    )
+
+
+_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
+_WARP_SIZE_NAME = re.compile(
+    r"warp_?size|warpsize|warp_?sz|threads_?per_?warp|warp_?threads|warp_?width|lanes_?per_?warp", re.IGNORECASE
+)
+
+
+def _warp_size_edit(expression: Node) -> Edit | None:
+    """The warpSize form of `x % 32`, `x & 31`, `threadIdx.x >> 5`, ... where it holds for any warp width."""
+    if expression.type != "binary_expression" or not in_device_code(expression, only=True):
+        return None
+    node: Node | None = expression
+    while node is not None and node.type not in ("compound_statement", "function_definition"):
+        if node.type in _CONSTANT_CONTEXTS:
+            return None
+        if node.type == "declaration" and re.search(rb"\b(?:constexpr|static)\b", node.text or b""):
+            return None
+        node = node.parent
+    operator = expression.child_by_field_name("operator")
+    left, right = expression.child_by_field_name("left"), expression.child_by_field_name("right")
+    if operator is None or left is None or right is None:
+        return None
+    op = text(operator)
+    if right.type == "number_literal":
+        literal, other = right, left
+    elif left.type == "number_literal" and op == "*":
+        literal, other = left, right
+    else:
+        return None
+    value = text(literal).lower().rstrip("ul")
+    if (op, value) in _WARP_SIZE_FORMS:
+        return Edit(literal.start_byte, literal.end_byte, _WARP_SIZE_FORMS[(op, value)])
+    if op in _SHIFTS and value == "5" and literal is right:
+        if op == ">>" and not _COORDINATE_ONLY.fullmatch(text(other).replace(" ", "")):
+            return None  # `x >> 5` and `x / 32` differ for a negative x
+        return Edit(operator.start_byte, literal.end_byte, _SHIFTS[op])
+    return None
+
+
+_COORDINATE_ONLY = re.compile(r"\(?threadIdx\.[xyz]\)?")
 
 
 def _make(scan: Scan, rule_code: str, start: int, end: int, symbol: str, message: str) -> Finding:
