@@ -21,6 +21,7 @@ DIAGNOSTIC_KEYS = [
     "symbol",
     "replacement",
     "fixable",
+    "dual_stack_fixable",
 ]
 
 
@@ -41,6 +42,7 @@ def test_json_has_exactly_the_documented_shape(cli: Cli, workdir: Path) -> None:
         assert isinstance(diagnostic["column"], int) and diagnostic["column"] >= 1
         assert diagnostic["replacement"] is None or isinstance(diagnostic["replacement"], str)
         assert isinstance(diagnostic["fixable"], bool)
+        assert isinstance(diagnostic["dual_stack_fixable"], bool)
     first = next(d for d in report["diagnostics"] if d["path"] == "runtime_check.cu")
     assert first == {
         "path": "runtime_check.cu",
@@ -55,6 +57,7 @@ def test_json_has_exactly_the_documented_shape(cli: Cli, workdir: Path) -> None:
         "symbol": "cuda_runtime.h",
         "replacement": "hip/hip_runtime.h",
         "fixable": True,
+        "dual_stack_fixable": True,
     }
     # paths as given: relative stays relative, a subfolder keeps its prefix, an absolute path stays absolute
     (workdir / "sub").mkdir()

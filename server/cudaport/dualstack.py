@@ -14,7 +14,7 @@ import contextlib
 import functools
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,7 +133,11 @@ class SupportFile:
 
 
 def support_files(
-    needs: Iterable[FileNeeds], settings: Settings, ruleset: RuleSet, given: Sequence[Path]
+    needs: Iterable[FileNeeds],
+    settings: Settings,
+    ruleset: RuleSet,
+    given: Sequence[Path],
+    open_text: Callable[[Path], bytes | None] | None = None,
 ) -> list[SupportFile]:
     """The headers and helper modules to create or extend for the files fixed, every one inside `given` (the paths
     the run was given): a file outside them is an OutsidePaths error, raised before anything is written."""
@@ -156,13 +160,13 @@ def support_files(
     for path, entries in sorted(headers.items()):
         if target is None or not target.dual_stack:
             continue
-        before = _read(path, settings)
+        before = _read(path, settings, open_text)
         text = compat.update(before.text() if before is not None else None, entries, target, calls, path.name)
         if text is not None:
             out.append(_support(path, before, text, len(entries), given))
     table = devicehelper.backends(ruleset.tables.get("python") or {})
     for path, (functions, accelerator) in sorted(helpers.items()):
-        before = _read(path, settings)
+        before = _read(path, settings, open_text)
         text = devicehelper.update(before.text() if before is not None else None, functions, table, accelerator)
         if text is not None:
             count = len(devicehelper.FUNCTIONS) if before is None else len(functions)
@@ -180,7 +184,11 @@ def _support(path: Path, before: SourceFile | None, text: str, entries: int, giv
     return SupportFile(path, before, before.encode(data) if before is not None else data, entries)
 
 
-def _read(path: Path, settings: Settings) -> SourceFile | None:
+def _read(path: Path, settings: Settings, open_text: Callable[[Path], bytes | None] | None) -> SourceFile | None:
+    """The file as it is: an editor's unsaved buffer of it when there is one, else on disk (None: no file yet)."""
+    buffer = open_text(path) if open_text is not None else None
+    if buffer is not None:
+        return SourceFile(buffer)
     if not path.is_file():
         return None
     try:

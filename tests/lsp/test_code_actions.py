@@ -235,3 +235,66 @@ async def test_a_whole_call_rewrite_is_titled_with_what_it_writes(lsp: Launcher,
     subprocess.run([CUDAPORT, "fix", "--target", "npu", "--fail-on", "never", str(copy)], check=True)
     for written in expected.values():
         assert written in copy.read_text(encoding="utf-8")
+
+
+def _header_edit(edit: types.WorkspaceEdit | None, name: str) -> tuple[bool, list[types.TextEdit]]:
+    """(whether the edit creates the file, its text edits) for the generated file `name` in a workspace edit."""
+    assert edit is not None and edit.document_changes is not None
+    created = any(isinstance(c, types.CreateFile) and c.uri.endswith("/" + name) for c in edit.document_changes)
+    edits = [
+        e
+        for c in edit.document_changes
+        if isinstance(c, types.TextDocumentEdit) and c.text_document.uri.endswith("/" + name)
+        for e in c.edits
+        if isinstance(e, types.TextEdit)
+    ]
+    return created, edits
+
+
+async def test_dual_stack_action_beside_the_rename(lsp: Launcher, tmp_path: Path) -> None:
+    """Each rename has a second action that keeps the CUDA name and maps it in the portability header: the
+    header is created with the first one and extended by the next; the include becomes the header's."""
+    path = copy_data("reduce.cu", tmp_path)
+    header = tmp_path / "cudaport_compat.h"
+    session = await lsp.start("visual_studio_code", options=FAST)
+    uri = session.open(path)
+    await session.diagnostics(uri)
+    line, column = position_of(session.texts[uri], "cudaFree(in)", session.encoding)
+    actions = await session.code_actions(uri, (line, column))
+    titles = [a.title for a in actions]
+    assert "Replace `cudaFree` with `hipFree`" in titles
+    dual = next(a for a in actions if "dual-stack" in a.title)
+    assert dual.title == "Keep `cudaFree`: map it to `hipFree` in cudaport_compat.h (dual-stack)"
+    assert not dual.is_preferred
+    created, edits = _header_edit(dual.edit, "cudaport_compat.h")
+    assert created and len(edits) == 1
+    text = edits[0].new_text
+    assert "#define cudaFree hipFree\n" in text and "#include <hip/hip_runtime.h>" in text
+    assert edits_of(session, uri, types.WorkspaceEdit(document_changes=[dual.edit.document_changes[-1]])) == []
+    header.write_text(text, encoding="utf-8")  # what the editor does with the CreateFile and its text
+
+    # the next name extends the header on disk, without touching what is there
+    line, column = position_of(session.texts[uri], "cudaMalloc(&in", session.encoding)
+    dual = next(a for a in await session.code_actions(uri, (line, column)) if "dual-stack" in a.title)
+    created, edits = _header_edit(dual.edit, "cudaport_compat.h")
+    assert not created and [e.new_text for e in edits] == ["#define cudaMalloc hipMalloc\n"]
+
+    # the include becomes the portability header's; the CUDA names in the file stay
+    line, column = position_of(session.texts[uri], "cuda_runtime.h", session.encoding)
+    dual = next(a for a in await session.code_actions(uri, (line, column)) if "dual-stack" in a.title)
+    assert dual.title == "Include cudaport_compat.h instead of `cuda_runtime.h` (dual-stack)"
+    document_edit = types.WorkspaceEdit(document_changes=[dual.edit.document_changes[-1]])
+    changed = session.apply(uri, document_edit)
+    assert '#include "cudaport_compat.h"\n#include <cstdio>\n#include <cublas_v2.h>' in changed
+    assert "CUDA_CHECK(cudaMalloc(&in" in changed
+
+
+async def test_no_dual_stack_action_where_the_editor_cannot_create_the_header(lsp: Launcher, tmp_path: Path) -> None:
+    path = copy_data("reduce.cu", tmp_path)
+    session = await lsp.start("neovim", options=FAST)  # no documentChanges: no CreateFile
+    uri = session.open(path)
+    await session.diagnostics(uri)
+    line, column = position_of(session.texts[uri], "cudaFree(in)", session.encoding)
+    actions = await session.code_actions(uri, (line, column))
+    assert "Replace `cudaFree` with `hipFree`" in [a.title for a in actions]
+    assert not [a for a in actions if "dual-stack" in a.title]

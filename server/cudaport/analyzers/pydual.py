@@ -123,11 +123,11 @@ def _neutral_form(
         return (Edit(finding.start, finding.end, f"{helper}.device_module().{rest}"),), ("device_module",)
     if kind == "method" and finding.symbol == ".cuda()":
         attribute = node.parent
-        call = attribute.parent if attribute is not None else None
-        arguments = call.child_by_field_name("arguments") if call is not None else None
-        if call is None or arguments is None or arguments.named_child_count:
+        called = attribute.parent if attribute is not None else None
+        arguments = called.child_by_field_name("arguments") if called is not None else None
+        if called is None or arguments is None or arguments.named_child_count:
             return None  # `x.cuda(1)`, `x.cuda(non_blocking=True)`: other arguments to carry over by hand
-        return (Edit(node.start_byte, call.end_byte, f"to({helper}.get_device())"),), ("get_device",)
+        return (Edit(node.start_byte, called.end_byte, f"to({helper}.get_device())"),), ("get_device",)
     return None
 
 

@@ -16,6 +16,7 @@ class ClientCapabilities:
     markdown_hover: bool = True
     lazy_code_action_edits: bool = False  # codeAction/resolve fills in `edit`
     document_changes: bool = False  # versioned TextDocumentEdits in a WorkspaceEdit
+    create_files: bool = False  # CreateFile in a WorkspaceEdit's documentChanges (a dual-stack fix's new header)
     change_annotations: bool = False  # edits that ask for confirmation (the refactor preview)
     work_done_progress: bool = False  # the server may create progress tokens
     configuration: bool = False  # workspace/configuration
@@ -47,6 +48,12 @@ class ClientCapabilities:
                 and "edit" in code_action.resolve_support.properties
             ),
             document_changes=bool(edit is not None and edit.document_changes),
+            create_files=bool(
+                edit is not None
+                and edit.document_changes
+                and edit.resource_operations
+                and types.ResourceOperationKind.Create in edit.resource_operations
+            ),
             change_annotations=bool(edit is not None and edit.document_changes and edit.change_annotation_support),
             work_done_progress=bool(window is not None and window.work_done_progress),
             configuration=bool(workspace is not None and workspace.configuration),

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from lsprotocol import types
+from pygls.uris import from_fs_path
 
-from .. import comments
-from ..models import Finding
+from .. import comments, dualstack
+from ..models import CompatEntry, Finding
+from ..source import LineIndex, SourceFile
 from . import edits as byte_edits
 from .languages import LanguageProfile, profile
 from .positions import to_offset
@@ -83,6 +86,9 @@ def _quick_fixes(snapshot: Snapshot, selection: types.Range) -> list[types.CodeA
                     edit=_workspace_edit(snapshot, edits),
                 )
             )
+        dual = _dual_action(snapshot, finding, diagnostic)
+        if dual is not None:
+            fixes.append(dual)
         line = snapshot.lines.line_of(finding.start)
         if (line, finding.rule) in seen_rules:
             continue
@@ -101,19 +107,98 @@ def _quick_fixes(snapshot: Snapshot, selection: types.Range) -> list[types.CodeA
 
 def fix_all_edit(snapshot: Snapshot) -> types.WorkspaceEdit:
     assert snapshot.language is not None
-    fixed, applied, _ = snapshot.engine.fix_data(snapshot.data, snapshot.language, snapshot.path)
-    log.debug("fix-all on %s: %d fixes", snapshot.uri, applied)
-    return _workspace_edit(snapshot, byte_edits.difference(snapshot.data, fixed))
+    plan = snapshot.engine.plan_fix(snapshot.data, snapshot.language, snapshot.path)
+    log.debug("fix-all on %s: %d fixes", snapshot.uri, plan.applied)
+    edits = byte_edits.difference(snapshot.data, plan.data)
+    if plan.compat:  # fix-style = "dual-stack": the portability header or helper module changes too
+        extra = _support_edits(snapshot, plan.compat)
+        if extra is not None:
+            return _workspace_edit(snapshot, edits, extra)
+    return _workspace_edit(snapshot, edits)
 
 
-def _workspace_edit(snapshot: Snapshot, edits: list[byte_edits.ByteEdit]) -> types.WorkspaceEdit:
+def _workspace_edit(
+    snapshot: Snapshot, edits: list[byte_edits.ByteEdit], extra: list[_SupportEdit] | None = None
+) -> types.WorkspaceEdit:
     text_edits = byte_edits.text_edits(snapshot.lines, edits, snapshot.unit)
+    extra = extra or []
     if snapshot.capabilities.document_changes:
         identifier = types.OptionalVersionedTextDocumentIdentifier(uri=snapshot.uri, version=snapshot.version)
-        return types.WorkspaceEdit(
-            document_changes=[types.TextDocumentEdit(text_document=identifier, edits=list(text_edits))]
-        )
-    return types.WorkspaceEdit(changes={snapshot.uri: list(text_edits)})
+        changes: list[types.TextDocumentEdit | types.CreateFile] = []
+        for support in extra:
+            if support.create:
+                changes.append(types.CreateFile(uri=support.uri, options=types.CreateFileOptions(overwrite=False)))
+            support_id = types.OptionalVersionedTextDocumentIdentifier(uri=support.uri, version=None)
+            changes.append(types.TextDocumentEdit(text_document=support_id, edits=list(support.edits)))
+        changes.append(types.TextDocumentEdit(text_document=identifier, edits=list(text_edits)))
+        return types.WorkspaceEdit(document_changes=list(changes))
+    changes_by_uri: dict[str, list[types.TextEdit]] = {snapshot.uri: list(text_edits)}
+    for support in extra:
+        changes_by_uri[support.uri] = list(support.edits)
+    return types.WorkspaceEdit(changes=changes_by_uri)
+
+
+# ---- dual-stack fixes: the file keeps CUDA's names, the portability header or helper module changes -------------
+@dataclass
+class _SupportEdit:
+    """The edits of a generated file (the portability header, the Python helper module) in a workspace edit."""
+
+    uri: str
+    edits: list[types.TextEdit]
+    create: bool = False
+
+
+_START = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
+
+
+def _dual_action(snapshot: Snapshot, finding: Finding, diagnostic: types.Diagnostic) -> types.CodeAction | None:
+    """The dual-stack fix beside the rename: this file's edits and the generated file's."""
+    dual = finding.dual
+    if dual is None or not dual.is_safe or dual is finding.fix:
+        return None  # none, or the same edit as the rename (a cast both compilers accept)
+    extra = _support_edits(snapshot, list(dual.compat)) if dual.compat else []
+    if extra is None:
+        return None
+    edits = [byte_edits.minimal(snapshot.data, e.start, e.end, e.text.encode()) for e in dual.edits]
+    return types.CodeAction(
+        title=dual.title,
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[diagnostic],
+        is_preferred=False,
+        edit=_workspace_edit(snapshot, edits, extra),
+    )
+
+
+def _support_edits(snapshot: Snapshot, compat: list[CompatEntry]) -> list[_SupportEdit] | None:
+    """The edits that create or extend the portability header or helper module for `compat` (as it is on disk);
+    None when the client cannot make them (a new file without CreateFile) or the file lies outside the project."""
+    path = snapshot.path
+    if path is None:
+        return None
+    settings, engine = snapshot.resolved.settings, snapshot.engine
+    names_header = None
+    if engine.project is not None and snapshot.language == "c":
+        headers = engine.project.shim_headers(path, snapshot.data, settings.target)
+        names_header = headers[0] if headers else None
+    try:
+        needs = dualstack.FileNeeds(path, compat, names_header)
+        planned = dualstack.support_files([needs], settings, engine.ruleset, [settings.root, path.parent])
+    except dualstack.OutsidePaths as exc:
+        log.debug("no dual-stack action for %s: %s", snapshot.uri, exc)
+        return None
+    out: list[_SupportEdit] = []
+    for support in planned:
+        uri = from_fs_path(str(support.path)) or support.path.as_uri()
+        after = support.after if support.before is None else SourceFile.from_bytes(support.after).data
+        if support.before is None:
+            if not snapshot.capabilities.create_files:
+                return None
+            out.append(_SupportEdit(uri, [types.TextEdit(range=_START, new_text=after.decode("utf-8"))], create=True))
+            continue
+        before = support.before.data
+        edits = byte_edits.text_edits(LineIndex(before), byte_edits.difference(before, after), snapshot.unit)
+        out.append(_SupportEdit(uri, list(edits)))
+    return out
 
 
 # ---- suppression comments -----------------------------------------------------------------------------------

@@ -245,6 +245,7 @@ def _json_diagnostic(diag: Diagnostic) -> dict[str, Any]:
         "symbol": finding.symbol,
         "replacement": finding.replacement,
         "fixable": finding.fixable,
+        "dual_stack_fixable": finding.dual_fixable,
     }
 
 
