@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -50,3 +51,31 @@ def _apt_install(what: str, packages: tuple[str, ...]) -> None:
     lock = ["-o", "DPkg::Lock::Timeout=900"]
     for command in (["apt-get", *lock, "update", "-qq"], ["apt-get", *lock, "install", "-y", "-qq", *packages]):
         subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, timeout=1800)
+
+
+# The CUDA 13.0 compiler as NVIDIA publishes it on PyPI (nvcc, its front end, the runtime headers, CCCL): what CI
+# installs where a machine has no CUDA toolkit, beside the virtualenv (.ci/run does it ahead of the tests).
+NVCC_WHEELS = (
+    "nvidia-cuda-nvcc==13.0.88",
+    "nvidia-cuda-crt==13.0.88",
+    "nvidia-nvvm==13.0.88",
+    "nvidia-cuda-runtime==13.0.96",
+    "nvidia-cuda-cccl==13.0.85",
+)
+NVCC_HOME = Path(__file__).resolve().parents[1] / ".venv" / "cuda13"
+
+
+def ensure_nvcc() -> str:
+    """nvcc: on PATH, in /usr/local/cuda, or installed from NVIDIA's wheels into .venv/cuda13."""
+    for candidate in (shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc", str(NVCC_HOME / "nvidia/cu13/bin/nvcc")):
+        if candidate and Path(candidate).is_file():
+            return candidate
+    with _LOCK:
+        wanted = NVCC_HOME / "nvidia/cu13/bin/nvcc"
+        if not wanted.is_file():
+            command = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(NVCC_HOME)]
+            subprocess.run([*command, *NVCC_WHEELS], check=True, timeout=1800)
+        if not wanted.is_file():
+            raise AssertionError(f"installed {' '.join(NVCC_WHEELS)} but {wanted} is missing")
+        ensure_apt("g++", "g++")  # nvcc's host compiler
+        return str(wanted)

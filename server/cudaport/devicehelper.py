@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-FUNCTIONS = ("get_device", "device_module", "dist_backend")
+FUNCTIONS = ("get_device", "device_module", "dist_backend", "is_available", "device_count")
 
 
 def backends(python_table: Mapping[str, Any]) -> dict[str, str]:
@@ -104,6 +104,22 @@ def _functions(table: Mapping[str, str], accelerator: bool) -> dict[str, str]:
                 "def device_module() -> types.ModuleType:",
                 '    """The torch module of that device: torch.cuda, torch.npu, ... (torch.cpu without one)."""',
                 module,
+                "",
+            ]
+        ),
+        "is_available": "\n".join(
+            [
+                "def is_available() -> bool:",
+                '    """Whether this process has an accelerator (torch.cuda.is_available() on any of them)."""',
+                '    return get_device() != "cpu"',
+                "",
+            ]
+        ),
+        "device_count": "\n".join(
+            [
+                "def device_count() -> int:",
+                '    """How many accelerators this process sees (0 without one, as torch.cuda.device_count())."""',
+                "    return device_module().device_count() if is_available() else 0",
                 "",
             ]
         ),

@@ -6,8 +6,9 @@ Each finding whose rename is safe gets a neutral form instead:
 - `"cuda"` -> `cudaport_device.get_device()`, `"cuda:1"` -> `f"{cudaport_device.get_device()}:1"`;
 - `"nccl"` -> `cudaport_device.dist_backend()`;
 - `torch.cuda.synchronize()` -> `torch.accelerator.synchronize()` where the project's PyTorch has it
-  (rules/python.toml `[dual-stack]`), any other `torch.cuda.X` -> `torch.get_device_module().X` there, or
-  `cudaport_device.device_module().X` with an older PyTorch;
+  (rules/python.toml `[dual-stack]`), any other `torch.cuda.X` -> `torch.get_device_module().X` there; with an
+  older PyTorch `cudaport_device.device_module().X`, or the helper's own `is_available()`/`device_count()`
+  (they count accelerators, which the CPU's module would not say);
 - `x.cuda()` -> `x.to(cudaport_device.get_device())`.
 Only where the target's own name is the same API in the target's module (`torch.npu.X` for `torch.cuda.X`); a
 member the target renames or lacks stays a finding. Every such fix of a file carries the same lines after its
@@ -38,11 +39,15 @@ class DualTable:
     """rules/python.toml `[dual-stack]`: torch.cuda functions and their torch.accelerator forms."""
 
     accelerator: Mapping[str, str]
+    helper: Mapping[str, str]  # torch.cuda functions the helper module has a function of its own for
 
     @classmethod
     def load(cls, table: Mapping[str, Any]) -> DualTable:
         section = table.get("dual-stack", {}) if isinstance(table, Mapping) else {}
-        return cls({str(k): str(v) for k, v in section.get("accelerator", {}).items()})
+        return cls(
+            {str(k): str(v) for k, v in section.get("accelerator", {}).items()},
+            {str(k): str(v) for k, v in section.get("helper", {}).items()},
+        )
 
 
 def add_dual_fixes(
@@ -120,6 +125,9 @@ def _neutral_form(
             return (Edit(finding.start, finding.end, table.accelerator[symbol]),), ()
         if plan.accelerator:
             return (Edit(finding.start, finding.end, f"torch.get_device_module().{rest}"),), ()
+        if symbol in table.helper:
+            function = table.helper[symbol]
+            return (Edit(finding.start, finding.end, f"{helper}.{function}"),), (function,)
         return (Edit(finding.start, finding.end, f"{helper}.device_module().{rest}"),), ("device_module",)
     if kind == "method" and finding.symbol == ".cuda()":
         attribute = node.parent
