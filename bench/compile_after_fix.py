@@ -1,13 +1,14 @@
-"""Does `cudaport fix --target hip@5.2` leave real CUDA code that compiles? Side by side with hipify-perl, in one run.
+"""Does `cudaport fix --target hip@5.2` leave real CUDA code that compiles? Both styles and hipify-perl, in one run.
 
-    .venv/bin/python bench/compile_after_fix.py TREE [-I Common] [--jobs N] [--show N] [--keep DIR]
+    .venv/bin/python bench/compile_after_fix.py TREE [-I Common] [--jobs N] [--show N] [--keep DIR] [--no-nvcc]
 
-TREE is copied twice (never edited): one copy gets `cudaport fix --target hip@5.2`, the other `hipify-perl -inplace`
-(when hipify-perl is on PATH). Every `.cu` of TREE whose headers Debian's HIP 5.2 has is then compiled in both
-copies with hipcc (`-fsyntax-only`, gfx906, `-D__HIP_PLATFORM_AMD__=1`). A `.cu` qualifies when every header it
-includes exists on this machine, or is a CUDA header whose HIP counterpart (from cudaport's rule data) does: the
-includes are listed by the preprocessor itself (`hipcc -M -MG` on the original file), so `#ifdef _WIN32` includes
-do not count.
+TREE is copied (never edited): one copy gets `cudaport fix --target hip@5.2` (the rename style), one
+`cudaport fix --style dual-stack --target hip@5.2`, one `hipify-perl -inplace` (when hipify-perl is on PATH). Every
+`.cu` of TREE whose headers Debian's HIP 5.2 has is then compiled in each copy with hipcc (`-fsyntax-only`, gfx906,
+`-D__HIP_PLATFORM_AMD__=1`), and with nvcc (CUDA 13, `-c` for sm_80) as written and in both cudaport copies: the
+dual-stack copy must still build for CUDA. A `.cu` qualifies when every header it includes exists on this machine,
+or is a CUDA header whose HIP counterpart (from cudaport's rule data) does: the includes are listed by the
+preprocessor itself (`hipcc -M -MG` on the original file), so `#ifdef _WIN32` includes do not count.
 
 Printed: the compile rate of each tool, then every error hipcc reports in cudaport's output, classified:
 - a finding on the line: cudaport left a `manual` or `blocker` finding on that line (of that file);
@@ -163,9 +164,29 @@ def compile_all(hipcc: str, root: Path, files: list[str], includes: list[str], j
 TARGET = "hip@5.2"
 
 
-def run_cudaport_fix(tree: Path) -> None:
+def run_cudaport_fix(tree: Path, style: str = "rename") -> None:
     command = [sys.executable, "-m", "cudaport", "fix", ".", "--target", TARGET, "--fail-on", "never"]
-    subprocess.run(command, cwd=tree, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([*command, "--style", style], cwd=tree, check=True, stdout=subprocess.DEVNULL)
+
+
+def nvcc_compile_one(nvcc: str, root: Path, relative: str, includes: list[str]) -> Outcome:
+    """Whether `relative` builds with nvcc (device code for sm_80 as well as the host side)."""
+    own = str(Path(relative).parent)
+    flags = ["-std=c++17", "-arch=sm_80", "-x", "cu", "-c", "-o", os.devnull, *[f"-I{i}" for i in [*includes, own]]]
+    result = subprocess.run([nvcc, *flags, relative], capture_output=True, text=True, cwd=root, timeout=900)
+    return Outcome(relative, result.returncode == 0)
+
+
+def nvcc_compile_all(nvcc: str, root: Path, files: list[str], includes: list[str], jobs: int) -> dict[str, Outcome]:
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return {o.path: o for o in pool.map(lambda rel: nvcc_compile_one(nvcc, root, rel, includes), files)}
+
+
+def find_nvcc() -> str | None:
+    for candidate in (shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"):
+        if candidate and Path(candidate).is_file():
+            return candidate
+    return None
 
 
 def run_hipify(hipify: str, tree: Path) -> None:
@@ -412,6 +433,7 @@ def main() -> int:
     parser.add_argument("--show", type=int, default=40, help="unexplained errors to print (default 40)")
     parser.add_argument("--keep", type=Path, help="keep the fixed copies in this folder")
     parser.add_argument("--no-hipify", action="store_true", help="measure cudaport only (quicker while iterating)")
+    parser.add_argument("--no-nvcc", action="store_true", help="skip the nvcc builds (hipcc only)")
     parser.add_argument(
         "--newer-hip",
         action="append",
@@ -452,6 +474,10 @@ def _run(hipcc: str, hipify: str | None, source: Path, work: Path, args: argpars
     shutil.copytree(source, fixed, dirs_exist_ok=True)
     run_cudaport_fix(fixed)
     ours = compile_all(hipcc, fixed, chosen, args.includes, args.jobs)
+    dual = work / "cudaport-dual-stack"
+    shutil.copytree(source, dual, dirs_exist_ok=True)
+    run_cudaport_fix(dual, "dual-stack")
+    dual_hip = compile_all(hipcc, dual, chosen, args.includes, args.jobs)
     theirs: dict[str, Outcome] | None = None
     if hipify is not None:
         hipified = work / "hipify-perl"
@@ -460,21 +486,47 @@ def _run(hipcc: str, hipify: str | None, source: Path, work: Path, args: argpars
         theirs = compile_all(hipcc, hipified, chosen, args.includes, args.jobs)
 
     print("\ncompiles with hipcc 5.2 after the rewrite (-fsyntax-only, gfx906)")
-    print(f"  cudaport fix --target {TARGET}   {_rate(ours)}")
+    print(f"  cudaport fix --target {TARGET}                      {_rate(ours)}")
+    print(f"  cudaport fix --style dual-stack --target {TARGET}   {_rate(dual_hip)}")
     if theirs is not None:
-        print(f"  hipify-perl -inplace        {_rate(theirs)}")
+        print(f"  hipify-perl -inplace                                 {_rate(theirs)}")
         both = sum(ours[f].ok and theirs[f].ok for f in chosen)
         only_ours = sum(ours[f].ok and not theirs[f].ok for f in chosen)
         only_theirs = sum(theirs[f].ok and not ours[f].ok for f in chosen)
-        print(f"  both {both}, only cudaport {only_ours}, only hipify-perl {only_theirs}")
+        print(f"  rename and hipify-perl: both {both}, only cudaport {only_ours}, only hipify-perl {only_theirs}")
     else:
         print("  hipify-perl                 not on PATH: not compared")
+    nvcc = None if args.no_nvcc else find_nvcc()
+    if nvcc is not None:
+        as_written = nvcc_compile_all(nvcc, source, chosen, args.includes, args.jobs)
+        renamed = nvcc_compile_all(nvcc, fixed, chosen, args.includes, args.jobs)
+        dual_cuda = nvcc_compile_all(nvcc, dual, chosen, args.includes, args.jobs)
+        print(f"\ncompiles with nvcc ({nvcc}, -c, sm_80)")
+        print(f"  as written                                           {_rate(as_written)}")
+        print(f"  cudaport fix --target {TARGET}                      {_rate(renamed)}")
+        print(f"  cudaport fix --style dual-stack --target {TARGET}   {_rate(dual_cuda)}")
+        built = [f for f in chosen if as_written[f].ok]
+        kept = sum(dual_cuda[f].ok for f in built)
+        both = sum(dual_cuda[f].ok and dual_hip[f].ok for f in chosen)
+        print(f"  of the {len(built)} that build with nvcc as written, the dual-stack copy still builds {kept}")
+        print(f"  dual-stack copy builds with both nvcc and hipcc: {both} / {len(chosen)}")
+        lost = [f for f in built if not dual_cuda[f].ok]
+        for path in lost[: args.show]:
+            print(f"    no longer builds with nvcc: {path}")
+    else:
+        print("\nnvcc: not measured (--no-nvcc, or no nvcc on PATH or in /usr/local/cuda)")
 
     gaps = hip52_gaps(rule_data_hip_names(), [Path(p) for p in args.newer_hip])
+    for label, tree, outcomes in (("rename", fixed, ours), ("dual-stack", dual, dual_hip)):
+        _explain(label, tree, outcomes, gaps, args.show)
+    return 0
+
+
+def _explain(label: str, fixed: Path, ours: dict[str, Outcome], gaps: dict[str, str], show: int) -> None:
     explainer = Explainer(fixed, person_lines(fixed), gaps)
     kinds = classify(ours.values(), explainer)
     total = sum(len(v) for v in kinds.values())
-    print(f"\nerrors in cudaport's output: {total} distinct")
+    print(f"\nhipcc errors in cudaport's output ({label}): {total} distinct")
     print(f"  a manual/blocker finding on the line     {len(kinds['finding']):5d}")
     print(f"  a manual/blocker finding at the cause    {len(kinds['cause']):5d}  (a note's candidate, the #if around)")
     missing = Counter(next(n for n in _QUOTED.findall(m) if n in gaps) for _, _, m in kinds["gap"])
@@ -486,15 +538,14 @@ def _run(hipcc: str, hipify: str | None, source: Path, work: Path, args: argpars
     )
     print(f"  unexplained                              {len(kinds['unexplained']):5d}")
     shapes = Counter(_shape(message) for _, _, message in kinds["unexplained"])
-    for shape, count in shapes.most_common(args.show):
+    for shape, count in shapes.most_common(show):
         example = next(e for e in kinds["unexplained"] if _shape(e[2]) == shape)
         print(f"    {count:5d}  {shape}   e.g. {example[0]}:{example[1]}")
     failing = [o.path for o in ours.values() if not o.ok]
     if failing:
-        print(f"\nfiles that fail after cudaport fix ({len(failing)}):")
-        for path in failing[: args.show]:
+        print(f"\nfiles that fail with hipcc after cudaport fix ({label}, {len(failing)}):")
+        for path in failing[:show]:
             print(f"  {path}")
-    return 0
 
 
 if __name__ == "__main__":

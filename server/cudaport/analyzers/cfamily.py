@@ -426,9 +426,19 @@ class CFamilyAnalyzer:
         shown = f"`{replacement}`" if replacement else "nothing"
         return Fix(
             f"Keep `{name}`: map it to {shown} in {plan.header_name} (dual-stack)",
-            (),
+            self._name_insertion(scan),
             compat=(CompatEntry("name", name, replacement),),
         )
+
+    def _name_insertion(self, scan: Scan) -> tuple[Edit, ...]:
+        """The portability header's include for a file that uses CUDA names but reaches no CUDA header (a helper
+        header relying on its includer's): included there too, so the mapping holds wherever the file is used."""
+        if scan.name_insertion is None:
+            names = {name for _, name, _ in self._include_lines(scan)} | (scan.context.includes or set())
+            reaches = any(_is_compat(scan, name) or self._becomes_compat(name, scan.context.target) for name in names)
+            scan.name_insertion = (None if reaches else self._compat_insertion(scan),)
+        insertion = scan.name_insertion[0]
+        return (insertion,) if insertion is not None else ()
 
     def _dual_call(
         self, scan: Scan, node: Node, symbol: Symbol, calls: tuple[CallRewrite, ...], call: CallRewrite, fix: Fix
@@ -453,7 +463,7 @@ class CFamilyAnalyzer:
         )
         return Fix(
             f"Keep `{symbol.name}`: its calls become `{call.callee}` through {plan.header_name} (dual-stack)",
-            edits,
+            (*edits, *self._name_insertion(scan)),
             compat=(CompatEntry("call", symbol.name, call.callee),),
         )
 
@@ -686,6 +696,15 @@ class CFamilyAnalyzer:
             title = f"Include `{path}` through {plan.header_name}: `{replacement}` on {target.label} (dual-stack)"
         return Fix(title, tuple(edits), compat=(CompatEntry("header", path, replacement, core),))
 
+    def _becomes_compat(self, name: str, target: str) -> bool:
+        """A CUDA header whose include a dual-stack fix turns into the portability header's (it has a counterpart,
+        safely renamed); one without (npp.h) stays, and brings no mapping."""
+        symbol = self.ruleset.header(name)
+        if symbol is None:
+            return False
+        outcome = self.ruleset.outcome(_concrete_header(symbol, name, target), target)
+        return outcome.rewrite and outcome.replacement is not None and outcome.difficulty <= Difficulty.MECHANICAL
+
     def _compat_insertion(self, scan: Scan) -> Edit | None:
         """The one `#include` of the portability header a file gets (the same edit for every dual-stack fix of the
         file, so it is made once): at the top of a .cu file, where nvcc puts its implicit runtime include; before the
@@ -699,7 +718,7 @@ class CFamilyAnalyzer:
                 return None
             if first_cuda is None and self.ruleset.header(name) is not None:
                 first_cuda = scan.data.rfind(b"\n", 0, match.start()) + 1
-        at = _first_code_line(scan) if _is_cu(scan) or first_cuda is None else first_cuda
+        at = _first_code_line(scan) if _is_cu(scan) else first_cuda if first_cuda is not None else _header_top(scan)
         return Edit(at, at, f'#include "{plan.include}"{_newline(scan.data)}')
 
     def _runtime_first(self, scan: Scan, target: Target, fix: Fix, include_start: int) -> Fix:
@@ -1065,6 +1084,25 @@ def _first_code_line(scan: Scan) -> int:
         if child is not None and child.type != "comment":
             return scan.data.rfind(b"\n", 0, child.start_byte) + 1
     return 0
+
+
+def _header_top(scan: Scan) -> int:
+    """Where a header's first include goes: after `#pragma once` or inside its include guard (after the guard's
+    `#define`), else at its first line of code."""
+    first = next((child for child in scan.root.children if child.type != "comment"), None)
+    if first is None:
+        return _first_code_line(scan)
+    if first.type == "preproc_call" and b"once" in (first.text or b""):
+        return first.end_byte if scan.data[first.end_byte - 1 : first.end_byte] == b"\n" else _first_code_line(scan)
+    if first.type == "preproc_ifdef" and (first.text or b"").lstrip().startswith(b"#ifndef"):
+        name = first.child_by_field_name("name")
+        body = [c for c in first.named_children if c != name and c.type != "comment"]
+        if name is not None and body and body[0].type == "preproc_def":
+            guard = body[0].child_by_field_name("name")
+            if guard is not None and guard.text == name.text:
+                end = body[0].end_byte
+                return end if scan.data[end - 1 : end] == b"\n" else scan.data.find(b"\n", end) + 1
+    return _first_code_line(scan)
 
 
 def _qualified_name(node: Node) -> tuple[Node, str]:

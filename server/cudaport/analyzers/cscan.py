@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from ..models import Finding, FindingData, Fix
+from ..models import Edit, Finding, FindingData, Fix
 from ..ruleset import Outcome, RuleSet
 from .base import FileContext, search_windows
 from .calls import CallSite
@@ -38,6 +38,9 @@ class Scan:
     manual_calls: list[tuple[int, int, str]] = field(default_factory=list)
     # Calls rewritten whole: their arguments' renames are folded into the rewrite at the end of the analysis.
     call_sites: list[CallSite] = field(default_factory=list)
+    # Dual-stack fixes: the include of the portability header a name's mapping needs in this file (worked out once;
+    # None: the file reaches the header, or a CUDA header that becomes it, already).
+    name_insertion: tuple[Edit | None] | None = None
 
     def __post_init__(self) -> None:
         self.windows = search_windows(self.data, self.ranges)

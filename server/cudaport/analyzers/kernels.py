@@ -109,7 +109,8 @@ def device_side(scan: Scan, start: int, end: int, name: str, kind: str) -> Findi
     """A launch or a runtime call in device code: no target has a device-side runtime."""
     symbol = Symbol(name, kind, DEVICE_SIDE, "cuda", {})
     outcome = scan.ruleset.outcome(symbol, scan.context.target)
-    return scan.finding(DEVICE_SIDE, start, end, outcome, name, data={"kind": kind})
+    # held: a portability header mapping the name (cudaMalloc -> hipMalloc) does not make it callable on the device
+    return scan.finding(DEVICE_SIDE, start, end, outcome, name, data={"kind": kind, "held": "1"})
 
 
 def _finding(scan: Scan, rule: str, start: int, end: int, name: str) -> Finding:

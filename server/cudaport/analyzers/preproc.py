@@ -27,6 +27,7 @@ _SHIM_NAMESPACE = re.compile(rb"[ \t]*namespace[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*
 _SHIM_FUNCTION = re.compile(rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\([^)\n]*\)[ \t]+([^\n]*)")
 _SHIM_EMPTY = re.compile(rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]*(?://[^\n]*)?\r?$", re.MULTILINE)
 _BODY_WORD = re.compile(rb"[A-Za-z_]\w*")
+_NAMES_SECTION = b"// cudaport: names"  # compat.py writes it
 _DISPATCH = b"CUDAPORT_"
 
 
@@ -162,10 +163,11 @@ def shim_definitions(
                 if text in cuda_names:
                     found[text] = _text(value)
     if b"#" in data:
+        empties: list[str] = []
         for line_start in lines_starting_with(data, b"#"):
             empty = _SHIM_EMPTY.match(data, line_start)
             if empty is not None and _text(empty.group(1)) in cuda_names:
-                found.setdefault(_text(empty.group(1)), "")  # `#define __grid_constant__`: a keyword the target lacks
+                empties.append(_text(empty.group(1)))  # `#define __grid_constant__`: a keyword the target lacks
                 continue
             match = _SHIM_FUNCTION.match(data, line_start)
             if match is None or _text(match.group(1)) not in cuda_names:
@@ -176,6 +178,17 @@ def shim_definitions(
                 value = words[0]
             if value is not None:
                 found.setdefault(_text(match.group(1)), _text(value))
+        if found:  # only beside names mapped to the target's: CUDA's own headers define some of them empty too
+            for name in empties:
+                found.setdefault(name, "")
+    marker = data.find(_NAMES_SECTION)
+    if marker != -1:  # a dual-stack header's own section: each line maps a CUDA name, whatever the target calls it
+        line = data.find(b"\n", marker) + 1
+        while 0 < line < len(data) and data[line : line + 1] not in (b"\n", b"\r"):
+            match = _SHIM_DEFINE.match(data, line)
+            if match is not None and _text(match.group(1)) in cuda_names:
+                found.setdefault(_text(match.group(1)), _text(match.group(2)))
+            line = data.find(b"\n", line) + 1
     return found
 
 
