@@ -20,7 +20,7 @@ from conftest import Cli
 
 FIXTURE = Path(__file__).parent / "fixtures" / "dualstack_py"
 STUBS = Path(__file__).parent / "stubs"
-DEVICE_STRING = re.compile(r"""["']cuda(?::\d+)?["']""")
+DEVICE_STRING = re.compile(r"""["']cuda(?::[^"']*)?["']""")
 
 
 def _project(workdir: Path, torch_requirement: str | None) -> Path:
@@ -63,10 +63,13 @@ def test_fixed_scripts_pick_the_device_the_machine_has(
         if "cudaport_device" not in name:
             assert not DEVICE_STRING.search(text), (name, text)
     backend = {"npu": "hccl", "mlu": "cncl"}[target]
-    assert _report(root, target, target) == {"device": target, "first": f"{target}:0", "devices": 1, "backend": backend}
+    expected = {"device": target, "first": f"{target}:0", "rank1": f"{target}:1", "devices": 1, "backend": backend}
+    assert _report(root, target, target) == expected
     # a CUDA machine has no torch_npu/torch_mlu: the guarded import lets the same script run there
-    assert _report(root, "cuda", None) == {"device": "cuda", "first": "cuda:0", "devices": 1, "backend": "nccl"}
-    assert _report(root, "", target) == {"device": "cpu", "first": "cpu", "devices": 0, "backend": "gloo"}
+    on_cuda = {"device": "cuda", "first": "cuda:0", "rank1": "cuda:1", "devices": 1, "backend": "nccl"}
+    assert _report(root, "cuda", None) == on_cuda
+    on_cpu = {"device": "cpu", "first": "cpu", "rank1": "cpu", "devices": 0, "backend": "gloo"}
+    assert _report(root, "", target) == on_cpu
     train = (root / "train.py").read_text()
     assert f"try:\n    import torch_{target}  # registers the device" in train
     assert "except ImportError:" in train

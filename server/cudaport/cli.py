@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from . import __version__
 from .config import ConfigError, Settings, load_settings
-from .models import Difficulty
+from .models import Difficulty, FixStyle
 from .output.ruledoc import all_rules_markdown, rule_markdown, rule_text
 from .progress import ProgressBar
 from .results import RunTotals
@@ -459,7 +459,7 @@ def _fix(args: argparse.Namespace) -> int:
         if args.add_ignore:
             print(f"Would add {_ignores_text(result)}.", file=sys.stderr)
     else:
-        _print_fixed(result)
+        _print_fixed(result, settings.fix_style)
         if args.add_ignore:
             print(f"Added {_ignores_text(result)}.")
         if args.output_dir is not None:
@@ -481,12 +481,18 @@ def _ignores_text(result: FixResult) -> str:
     return text
 
 
-def _print_fixed(result: FixResult) -> None:
+def _print_fixed(result: FixResult, style: FixStyle = FixStyle.RENAME) -> None:
     remaining = result.run.summary()
     left = ", ".join(f"{remaining[d.label]} {d.label}" for d in Difficulty if d > Difficulty.PORTABLE)
+    # a mechanical finding left by a dual-stack fix has a rename but no form that builds for both
+    renames = (
+        " (the mechanical ones only as renames: --style rename)"
+        if style is FixStyle.DUAL_STACK and remaining[Difficulty.MECHANICAL.label]
+        else ""
+    )
     print(
         f"Fixed {result.fixed} finding{'s' if result.fixed != 1 else ''} in {len(result.changed_files)} "
-        f"file{'s' if len(result.changed_files) != 1 else ''}; left for a person: {left}."
+        f"file{'s' if len(result.changed_files) != 1 else ''}; left for a person: {left}{renames}."
     )
 
 

@@ -3,7 +3,8 @@ become device-neutral, so the same script runs on CUDA and ROCm (PyTorch's "cuda
 Cambricon MLUs.
 
 Each finding whose rename is safe gets a neutral form instead:
-- `"cuda"` -> `cudaport_device.get_device()`, `"cuda:1"` -> `f"{cudaport_device.get_device()}:1"`;
+- `"cuda"` -> `cudaport_device.get_device()`, `"cuda:1"` -> `f"{cudaport_device.get_device()}:1"`, `f"cuda:{rank}"`
+  -> `f"{cudaport_device.get_device()}:{rank}"`;
 - `"nccl"` -> `cudaport_device.dist_backend()`;
 - `torch.cuda.synchronize()` -> `torch.accelerator.synchronize()` where the project's PyTorch has it
   (rules/python.toml `[dual-stack]`), any other `torch.cuda.X` -> `torch.get_device_module().X` there; with an
@@ -101,8 +102,13 @@ def _neutral_form(
         if node.type != "string":
             node = node.parent if node.parent is not None and node.parent.type == "string" else node
         written = pystrings.literal(data, node) if node.type == "string" else None
-        if written is None or written.formatted:
+        if written is None:
             return None
+        if written.formatted:  # f"cuda:{rank}" -> f"{cudaport_device.get_device()}:{rank}"
+            if kind != "device_string" or not re.match(r"cuda(?::|$)", written.content):
+                return None
+            start = written.content_start
+            return (Edit(start, start + len("cuda"), f"{{{helper}.get_device()}}"),), ("get_device",)
         if kind == "backend":
             if written.content != "nccl":
                 return None
