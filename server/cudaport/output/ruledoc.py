@@ -68,6 +68,10 @@ def all_rules_markdown(ruleset: RuleSet) -> str:
         )
         + ".",
         "",
+        "`cudaport fix` renames CUDA names to the target's; `cudaport fix --style dual-stack` keeps them and writes",
+        "what the target needs beside them (a portability header, a Python helper module), so one tree builds for",
+        "both. Each rule's *Fix safety* says what either style does.",
+        "",
         "| code | name | area | summary |",
         "|---|---|---|---|",
     ]
