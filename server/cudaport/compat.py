@@ -118,7 +118,7 @@ def _groups(
             macros = as_macros(entry.cuda, rewrites)
             if macros is None:
                 continue
-            note = next((r.note for r in rewrites if r.note), "") or "its arguments differ"
+            note = next((r.note for r in rewrites if r.note), "") or f"{target.label} takes its arguments another way"
             comment = f"// {entry.cuda}: {note}"
             add("target", CALLS, _Group(entry.cuda, (comment, *macros), defines=entry.cuda, anywhere=True))
             dispatched = dispatched or macros[0].startswith(f"#define {entry.cuda}(...) {COUNT_DISPATCH}(")
