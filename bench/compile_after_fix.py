@@ -95,8 +95,13 @@ def hip_env() -> dict[str, str]:
     return {**os.environ, "HIP_PLATFORM": "amd"}  # these machines also have nvcc, which hipcc would pick
 
 
+# Macros a project's ROCm build defines (DeepSpeed's op builder passes -DROCM_WAVEFRONT_SIZE=64): --hip-define.
+HIP_DEFINES: list[str] = []
+
+
 def compile_flags(includes: list[str]) -> list[str]:
     flags = ["-std=c++17", "--offload-arch=gfx906", "-x", "hip", "-D__HIP_PLATFORM_AMD__=1"]
+    flags += [f"-D{define}" for define in HIP_DEFINES]
     return flags + [f"-I{i}" for i in includes]
 
 
@@ -435,6 +440,13 @@ def main() -> int:
     parser.add_argument("--no-hipify", action="store_true", help="measure cudaport only (quicker while iterating)")
     parser.add_argument("--no-nvcc", action="store_true", help="skip the nvcc builds (hipcc only)")
     parser.add_argument(
+        "--hip-define",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a macro the project's ROCm build defines (DeepSpeed: ROCM_WAVEFRONT_SIZE=64)",
+    )
+    parser.add_argument(
         "--newer-hip",
         action="append",
         default=[],
@@ -442,6 +454,7 @@ def main() -> int:
         help="headers of a newer HIP (ROCm/HIP's include/, say): what they declare and 5.2 lacks counts as a gap",
     )
     args = parser.parse_args()
+    HIP_DEFINES.extend(args.hip_define)
 
     hipcc = shutil.which("hipcc")
     if hipcc is None:
