@@ -16,7 +16,8 @@ from .effort import Hours, Kind
 
 ABSENT = -1  # the target has no finding on this row
 _FIXABLE = 1
-_SEVERITY_SHIFT = 1
+_DUAL_FIXABLE = 2  # `fix --style dual-stack` fixes it
+_SEVERITY_SHIFT = 2
 
 
 class Strings:
@@ -112,7 +113,8 @@ class FindingStore:
         self._message[target][row] = self.strings.add(finding.message)
         if finding.replacement is not None:
             self._replacement[target][row] = self.strings.add(finding.replacement)
-        self._flags[target][row] = (_FIXABLE if finding.fixable else 0) | (int(finding.severity) << _SEVERITY_SHIFT)
+        fixable = (_FIXABLE if finding.fixable else 0) | (_DUAL_FIXABLE if finding.dual_fixable else 0)
+        self._flags[target][row] = fixable | (int(finding.severity) << _SEVERITY_SHIFT)
         if cost is not None:
             kind, hours = cost
             if kind.name not in self.kinds:
@@ -171,6 +173,7 @@ class FindingStore:
                     "symbol": strings[self._symbol[r]],
                     "replacement": strings[replacement] if replacement != ABSENT else None,
                     "fixable": bool(flags[r] & _FIXABLE),
+                    "dual_stack_fixable": bool(flags[r] & _DUAL_FIXABLE),
                     "effort_kind": self.kinds[kinds[r]] if kinds[r] != ABSENT else None,
                     "effort_hours": [round(lows[r], 4), round(highs[r], 4)],
                 }
