@@ -605,9 +605,28 @@ def test_route_c_says_what_the_dual_stack_fix_covers_when_told(tmp_path: Path) -
     assert "the dual-stack fix covers 5 of their findings, 2 remain for a person" in render(told, "md")
     document = json.loads(render(told, "json"))
     assert document["verdicts"]["hip"]["route"]["routes"]["C"]["dual_stack_fix"] == {"covered": 5, "remaining": 2}
-    untold = assess([str(tmp_path / "p")], settings, ["hip"], ruleset)
+    untold = assess([str(tmp_path / "p")], settings, ["hip"], ruleset, dual_stack=None)
     assert untold.summaries["hip"].plan.shares["C"].coverage is None
     assert "dual-stack fix covers" not in render(untold, "md") + render(untold, "html")
+
+
+def test_route_c_counts_what_the_engine_s_dual_stack_fix_covers(tmp_path: Path) -> None:
+    """By default route C's coverage is the engine's own: the findings of its files that `check` marks
+    dual_stack_fixable, the rest left for a person; `cudaport report` says both numbers."""
+    mixed = "#include <cuda_runtime.h>\n" + NPP_FILE + "void wait() { cudaDeviceSynchronize(); }\n"
+    write_project(tmp_path / "p", {"filter.cpp": mixed, "f0.cu": RENAMES["f0.cu"]})
+    report = report_json("p", ["hip"], cwd=tmp_path)
+    coverage = report["verdicts"]["hip"]["route"]["routes"]["C"]["dual_stack_fix"]
+    checked = json.loads(
+        cudaport(
+            "check", "p/filter.cpp", "--target", "hip", "--format", "json", "--fail-on", "never", cwd=tmp_path
+        ).stdout
+    )
+    ported = [d for d in checked["diagnostics"] if d["difficulty"] != "portable"]
+    covered = sum(1 for d in ported if d["dual_stack_fixable"])
+    assert covered > 0 and coverage == {"covered": covered, "remaining": len(ported) - covered}
+    markdown = cudaport("report", "p", "--target", "hip", "--format", "md", cwd=tmp_path).stdout
+    assert f"the dual-stack fix covers {covered} of their findings" in markdown
 
 
 def test_routes_of_the_fixture(multi_report: dict[str, Any]) -> None:

@@ -17,7 +17,7 @@ from .html import render_html
 from .markdown import render_markdown
 from .model import Report, ReportBuilder
 from .render_json import iter_json
-from .routes import DualStackCovers
+from .routes import DualStackCovers, covered_by_dual_stack_fix
 
 FORMATS = ("html", "md", "json")
 _SUFFIXES = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".json": "json"}
@@ -35,10 +35,11 @@ def assess(
     ruleset: RuleSet,
     jobs: int = 1,
     progress: Progress | None = None,
-    dual_stack: DualStackCovers | None = None,
+    dual_stack: DualStackCovers | None = covered_by_dual_stack_fix,
 ) -> Report:
     """Analyse `paths` for every target and build the report as each file's results arrive. `dual_stack` tells
-    which findings `fix --style dual-stack` covers, for route C's files (without it the report does not say)."""
+    which findings `fix --style dual-stack` covers, for route C's files (by default, those with a dual-stack fix
+    from the engine; None: the report does not say)."""
     builder = ReportBuilder(ruleset, settings, targets, paths, dual_stack=dual_stack)
     stream = scan(list(paths), settings, targets, jobs=jobs, progress=progress)
     for label, reason in stream.skipped:

@@ -28,6 +28,7 @@ from .routes import (
     RoutePlan,
     RouteShare,
     classify,
+    covered_by_dual_stack_fix,
     load_routes,
     recommend,
 )
@@ -271,7 +272,7 @@ class ReportBuilder:
         targets: Sequence[str],
         paths: Sequence[str],
         generated: str | None = None,
-        dual_stack: DualStackCovers | None = None,
+        dual_stack: DualStackCovers | None = covered_by_dual_stack_fix,
     ) -> None:
         self.ruleset = ruleset
         self.settings = settings

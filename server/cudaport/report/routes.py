@@ -127,9 +127,15 @@ class DualStackCoverage:
     remaining: int = 0
 
 
-# Whether the dual-stack fix covers a finding on a target. Given by whoever can tell (the dual-stack fix); without
-# it, the report lists route C's files and does not claim what the fix would do in them.
+# Whether the dual-stack fix covers a finding on a target. The engine's own answer (the finding carries a safe
+# dual-stack fix) is the default; a caller may pass another (None: the report lists route C's files and does not
+# claim what the fix would do in them).
 DualStackCovers = Callable[[str, Diagnostic], bool]
+
+
+def covered_by_dual_stack_fix(_target: str, diag: Diagnostic) -> bool:
+    """What `cudaport fix --style dual-stack` writes: the findings with a safe dual-stack fix."""
+    return diag.finding.dual_fixable
 
 
 @dataclass
