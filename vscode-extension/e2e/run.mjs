@@ -426,13 +426,18 @@ try {
     if ((await editor.textContent())?.startsWith("x")) throw new Error("the summary document can be edited");
     // Paths relative to the workspace: the files are named, the workspace's absolute path nowhere.
     const editorElement = await editor.elementHandle();
+    const input = page.locator(".find-widget.visible textarea, .find-widget.visible input").first();
     async function matches(text) {
-      // The preview beside it may have taken the focus once it rendered: find in the document's own editor
-      // (held by its element: once the find scrolls, the heading the locator matched is out of view).
-      await editorElement.click();
-      await page.keyboard.press("Control+F");
-      const input = page.locator(".find-widget textarea, .find-widget input").first();
-      await input.waitFor({ timeout: 10000 });
+      // The preview beside it may take the focus whenever it renders again: focus the document's own editor (held
+      // by its element: once the find scrolls, the heading the locator matched is out of view) and open its find
+      // widget, again until it shows.
+      await waitFor(async () => {
+        if (await input.isVisible()) return true;
+        await editorElement.click();
+        await page.keyboard.press("Control+F");
+        await input.waitFor({ timeout: 2000 }).catch(() => {});
+        return input.isVisible();
+      }, "the summary's find widget", 30000);
       await input.fill(text);
       return waitFor(async () => {
         const count = (await page.locator(".find-widget .matchesCount").first().textContent())?.trim();
