@@ -6,10 +6,15 @@ typing near the top of a file with 5,000 findings changes ~80 integers, not 5,00
 block has a version, new whenever its findings change other than by such a shift, so a front end can keep what it
 made of a block (rendered diagnostics) until then; a shifted block's lines all move by the same count.
 
-A few findings cannot move with a block: one with a fix edit far from it (the #include a fix adds at the top of
-the file), one whose message names another line (code already ported names the directive that selects the
-target's path), a file-level one. Those are kept apart ("extras", sorted by start), always at their current
-offsets, moved one by one on every edit, each with its own version."""
+A few findings cannot move with a block: one with a fix edit far after it or wider than a block can tell, one
+whose message names another line (code already ported names the directive that selects the target's path), a
+file-level one. Those are kept apart ("extras", sorted by start), always at their current offsets, moved one by
+one on every edit, each with its own version.
+
+A fix edit far BEFORE its finding (the #include or import a fix adds at the top of the file, which every
+dual-stack fix of a file shares) does not put the finding apart: the store's `anchor` is the end of the last such
+edit, a pending shift moves only the edits after it, and the session moves every finding one by one on the rare
+change at or before the anchor (typing among the first includes)."""
 
 from __future__ import annotations
 
@@ -46,17 +51,14 @@ class Block:
     def last_start(self) -> int:
         return self.items[-1].start + self.shift
 
-    def settled(self) -> list[Finding]:
-        """The findings at their current offsets (the pending shift applied to them and their fixes)."""
+    def settled(self, anchor: int) -> list[Finding]:
+        """The findings at their current offsets (the pending shift applied to them and to their fix edits after
+        `anchor`: every change the shift stands for came after it)."""
         delta = self.shift
         if delta:
             self.shift = 0
             for finding in self.items:
-                finding.start += delta
-                finding.end += delta
-                if finding.line_ref is not None:
-                    finding.line_ref += delta
-                _move_fixes(finding, delta)
+                _move(finding, delta, anchor)
         return self.items
 
 
@@ -89,9 +91,17 @@ class _Starts:
 
 
 class FindingStore:
-    def __init__(self, findings: Iterable[Finding] = (), special: Callable[[Finding], bool] | None = None) -> None:
-        """`findings` sorted by Finding.sort_key; `special(finding)`: whether it is kept apart (see above)."""
+    def __init__(
+        self,
+        findings: Iterable[Finding] = (),
+        special: Callable[[Finding], bool] | None = None,
+        head: Callable[[Finding], int] | None = None,
+    ) -> None:
+        """`findings` sorted by Finding.sort_key; `special(finding)`: whether it is kept apart; `head(finding)`: the
+        end of its fix edits far before it, or -1 (see above)."""
         self._special = special or (lambda finding: False)
+        self._head = head or (lambda finding: -1)
+        self.anchor = -1
         ordinary: list[Finding] = []
         self.extras: list[Finding] = []
         self.extra_versions: dict[int, int] = {}
@@ -100,6 +110,7 @@ class FindingStore:
                 self._add_extra_at_end(finding)
             else:
                 ordinary.append(finding)
+                self.anchor = max(self.anchor, self._head(finding))
         self.blocks = [Block(ordinary[i : i + _BLOCK]) for i in range(0, len(ordinary), _BLOCK)]
         self._count = len(ordinary)
         self._flat: list[Finding] | None = None
@@ -111,16 +122,20 @@ class FindingStore:
     def all(self) -> list[Finding]:
         """Every finding, at its current offsets, sorted (settles every block: not for every keystroke)."""
         if self._flat is None:
-            ordinary = [f for block in self.blocks for f in block.settled()]
+            ordinary = [f for block in self.blocks for f in block.settled(self.anchor)]
             self._flat = list(heapq.merge(ordinary, self.extras, key=Finding.sort_key)) if self.extras else ordinary
         return self._flat
 
     def starting_in(self, lo: int, hi: int, extras: bool = True) -> list[Finding]:
         """The findings that start in [lo, hi): ordinary ones in order, then (with `extras`) the extras."""
-        found = [f for block in self._blocks_over(lo, hi) for f in block.settled() if lo <= f.start < hi]
+        found = [f for block in self._blocks_over(lo, hi) for f in block.settled(self.anchor) if lo <= f.start < hi]
         if extras:
             found.extend(self._extras_in(lo, hi))
         return found
+
+    def settled(self, block: Block) -> list[Finding]:
+        """One of the store's blocks, at current offsets."""
+        return block.settled(self.anchor)
 
     def any(self, test: Callable[[Finding], bool]) -> bool:
         """Whether a finding passes `test`, which must not depend on offsets (blocks are not settled for it)."""
@@ -140,7 +155,7 @@ class FindingStore:
             if block.last_start < lo:
                 index += 1
                 continue
-            items = block.settled()
+            items = block.settled(self.anchor)
             first = bisect.bisect_left(_Starts(items), lo)
             last = bisect.bisect_left(_Starts(items), hi, first)
             if first == last:
@@ -161,7 +176,7 @@ class FindingStore:
     def remove(self, finding: Finding) -> None:
         """Remove one ordinary finding (at its current offsets)."""
         for block in self._blocks_over(finding.start, finding.start + 1):
-            items = block.settled()
+            items = block.settled(self.anchor)
             for index, item in enumerate(items):
                 if item is finding:
                     del items[index]
@@ -192,9 +207,9 @@ class FindingStore:
         index = bisect.bisect_right(_BlockStarts(blocks), after)
         if index > 0 and blocks[index - 1].last_start > after:
             block = blocks[index - 1]
-            for finding in block.settled():
+            for finding in block.settled(self.anchor):
                 if finding.start > after:
-                    _move(finding, delta)
+                    _move(finding, delta, self.anchor)
             block.version = next(_VERSIONS)
         for block in blocks[index:]:
             block.shift += delta
@@ -206,6 +221,12 @@ class FindingStore:
             if self._special(finding):
                 self._insert_extra(finding)
                 continue
+            head = self._head(finding)
+            if head > self.anchor:
+                # pending shifts stand for changes after the old anchor: settle them before it moves down
+                for block in self.blocks:
+                    block.settled(self.anchor)
+                self.anchor = head
             self._count += 1
             blocks = self.blocks
             if not blocks:
@@ -213,14 +234,32 @@ class FindingStore:
                 continue
             index = max(0, bisect.bisect_right(_BlockStarts(blocks), finding.start) - 1)
             key = finding.sort_key()
-            while index > 0 and blocks[index].settled()[0].sort_key() > key:
+            while index > 0 and blocks[index].settled(self.anchor)[0].sort_key() > key:
                 index -= 1  # a tie on the start: the order of the whole list stays that of sort_key
             block = blocks[index]
-            items = block.settled()
+            items = block.settled(self.anchor)
             bisect.insort(items, finding, key=Finding.sort_key)
             block.version = next(_VERSIONS)
             if len(items) > 2 * _BLOCK:
                 blocks[index : index + 1] = [Block(items[:_BLOCK]), Block(items[_BLOCK:])]
+        self._flat = None
+
+    def take_ordinary(self) -> list[Finding]:
+        """Remove and return every ordinary finding, settled, in order (to be moved one by one and put back with
+        `put_ordinary`)."""
+        taken = [f for block in self.blocks for f in block.settled(self.anchor)]
+        self.blocks = []
+        self._count = 0
+        self._flat = None
+        return taken
+
+    def put_ordinary(self, findings: list[Finding]) -> None:
+        """Ordinary findings (at current offsets, sorted) into an empty store of ordinary findings; the anchor is
+        worked out again."""
+        assert not self.blocks
+        self.anchor = max((self._head(f) for f in findings), default=-1)
+        self.blocks = [Block(findings[i : i + _BLOCK]) for i in range(0, len(findings), _BLOCK)]
+        self._count = len(findings)
         self._flat = None
 
     def moved_extra(self, finding: Finding) -> None:
@@ -255,21 +294,26 @@ class FindingStore:
         self._flat = None
 
 
-def _move(finding: Finding, delta: int) -> None:
+def _move(finding: Finding, delta: int, anchor: int) -> None:
     finding.start += delta
     finding.end += delta
     if finding.line_ref is not None:
         finding.line_ref += delta
-    _move_fixes(finding, delta)
+    _move_fixes(finding, delta, anchor)
 
 
-def _move_fixes(finding: Finding, delta: int) -> None:
-    """Move all the edits of a finding's fixes (the rename and the dual-stack one; a fix that is both stays one)."""
+def _move_fixes(finding: Finding, delta: int, anchor: int) -> None:
+    """Move the edits of a finding's fixes that lie after `anchor` (the rename and the dual-stack one; a fix that
+    is both stays one)."""
     fix, dual = finding.fix, finding.dual
     if fix is not None:
-        finding.fix = fix.moved(tuple(Edit(e.start + delta, e.end + delta, e.text) for e in fix.edits))
+        finding.fix = fix.moved(_moved_edits(fix.edits, delta, anchor))
     if dual is not None:
         if dual is fix:
             finding.dual = finding.fix
         else:
-            finding.dual = dual.moved(tuple(Edit(e.start + delta, e.end + delta, e.text) for e in dual.edits))
+            finding.dual = dual.moved(_moved_edits(dual.edits, delta, anchor))
+
+
+def _moved_edits(edits: tuple[Edit, ...], delta: int, anchor: int) -> tuple[Edit, ...]:
+    return tuple(Edit(e.start + delta, e.end + delta, e.text) if e.start > anchor else e for e in edits)

@@ -259,8 +259,26 @@ class Session:
         # (Finding.line_ref): when lines come or go above it, the number moves with them (as a whole-file check
         # counts them: line feeds).
         newlines = text.count(b"\n") - old.count(b"\n", start, end)
-        # An ordinary finding is shorter than _NEAR and its fix edits lie within _NEAR of it: one that starts
-        # more than 2 * _NEAR before the change cannot touch it.
+        if start <= store.anchor:
+            # At or before a fix edit that findings far below share (the include a dual-stack fix adds at the top):
+            # every ordinary finding is moved one by one, its edits before the change staying where they are.
+            kept = []
+            for finding in store.take_ordinary():
+                if touched_by(finding, start, end):
+                    dirty.append(_covering(finding, start, end, delta))
+                else:
+                    kept.append(_moved(finding, end, delta))
+            store.put_ordinary(kept)
+        else:
+            self._move_near(start, end, delta, old, dirty)
+        if store.extras:
+            self._move_extras(start, end, delta, text, old, dirty, lines_moved, newlines, file_level)
+
+    def _move_near(self, start: int, end: int, delta: int, old: bytes, dirty: list[tuple[int, int]]) -> None:
+        """A change after the anchor: the findings near it one by one, the blocks after them by a pending shift."""
+        store = self.store
+        # An ordinary finding is shorter than _NEAR and its fix edits lie within _NEAR of it (or far before it,
+        # before the anchor): one that starts more than 2 * _NEAR before the change cannot touch it.
         for finding in store.starting_in(start - 2 * _NEAR, start, extras=False):
             if touched_by(finding, start, end):
                 store.remove(finding)
@@ -280,38 +298,51 @@ class Session:
             else:
                 kept.append(_moved(finding, end, delta))
         store.insert(kept)
-        if store.extras:
-            line_end = _line_end(self.data, start + len(text))
-            edited_lines = search_windows(old, [(start, end)])[0]
-            gone = []
-            for finding in store.extras:
-                reference = finding.line_ref
-                if touched_by(finding, start, end) or (
-                    reference is not None and edited_lines[0] <= reference < edited_lines[1]
-                ):
-                    # The change touches the finding or its fix: it is found again (or not) by re-analysis; the
-                    # file's one finding of a file-level rule may be anywhere next, so the whole file is.
-                    dirty.append(_covering(finding, start, end, delta))
-                    gone.append(finding)
-                    self.needs_full = self.needs_full or finding.rule in file_level
-                    continue
-                after = finding.start > end
-                _moved(finding, end, delta)
-                if reference is not None and reference > end and newlines:
-                    line = finding.message.rfind(_LINE_REF)
-                    number = finding.message[line + len(_LINE_REF) :].split(")", 1)[0]
-                    if line >= 0 and number.isdigit():
-                        finding.message = (
-                            f"{finding.message[:line]}{_LINE_REF}{int(number) + newlines}"
-                            f"{finding.message[line + len(_LINE_REF) + len(number) :]}"
-                        )
-                    store.moved_extra(finding)
-                elif after and (lines_moved or finding.start <= line_end):
-                    store.moved_extra(finding)  # its line or column moved
-            if gone:
-                ids = {id(f) for f in gone}
-                store.pop_extras(lambda f: id(f) in ids)
-            store.resort_extras()
+
+    def _move_extras(
+        self,
+        start: int,
+        end: int,
+        delta: int,
+        text: bytes,
+        old: bytes,
+        dirty: list[tuple[int, int]],
+        lines_moved: bool,
+        newlines: int,
+        file_level: frozenset[str],
+    ) -> None:
+        store = self.store
+        line_end = _line_end(self.data, start + len(text))
+        edited_lines = search_windows(old, [(start, end)])[0]
+        gone = []
+        for finding in store.extras:
+            reference = finding.line_ref
+            if touched_by(finding, start, end) or (
+                reference is not None and edited_lines[0] <= reference < edited_lines[1]
+            ):
+                # The change touches the finding or its fix: it is found again (or not) by re-analysis; the
+                # file's one finding of a file-level rule may be anywhere next, so the whole file is.
+                dirty.append(_covering(finding, start, end, delta))
+                gone.append(finding)
+                self.needs_full = self.needs_full or finding.rule in file_level
+                continue
+            after = finding.start > end
+            _moved(finding, end, delta)
+            if reference is not None and reference > end and newlines:
+                line = finding.message.rfind(_LINE_REF)
+                number = finding.message[line + len(_LINE_REF) :].split(")", 1)[0]
+                if line >= 0 and number.isdigit():
+                    finding.message = (
+                        f"{finding.message[:line]}{_LINE_REF}{int(number) + newlines}"
+                        f"{finding.message[line + len(_LINE_REF) + len(number) :]}"
+                    )
+                store.moved_extra(finding)
+            elif after and (lines_moved or finding.start <= line_end):
+                store.moved_extra(finding)  # its line or column moved
+        if gone:
+            ids = {id(f) for f in gone}
+            store.pop_extras(lambda f: id(f) in ids)
+        store.resort_extras()
 
     # ---- finding the findings a window touches, without a pass over all of them ----------------------------------
     def _near(self, windows: list[tuple[int, int]]) -> list[Finding]:
@@ -403,7 +434,7 @@ class Session:
         def apart(finding: Finding) -> bool:
             return _is_wide(finding) or finding.line_ref is not None or finding.rule in file_level
 
-        return FindingStore(findings, apart)
+        return FindingStore(findings, apart, _head_end)
 
     def _incremental(self, profile: IncrementalProfile) -> int | None:
         """Re-analyse what changed; the number of windows analysed, or None when the whole file should be."""
@@ -685,9 +716,17 @@ def touched_by(finding: Finding, start: int, end: int) -> bool:
 
 
 def _is_wide(finding: Finding) -> bool:
+    """Kept apart from the blocks: longer than _NEAR, or with a fix edit far after it (one far before it is a head
+    edit: see _head_end)."""
     if finding.end - finding.start > _NEAR:
         return True
-    return any(e.start < finding.start - _NEAR or e.end > finding.end + _NEAR for e in _fix_edits(finding))
+    return any(e.end > finding.end + _NEAR for e in _fix_edits(finding))
+
+
+def _head_end(finding: Finding) -> int:
+    """The end of the finding's fix edits that lie far before it (the include a dual-stack fix adds at the top of
+    the file), or -1: the finding store's anchor."""
+    return max((e.end for e in _fix_edits(finding) if e.start < finding.start - _NEAR), default=-1)
 
 
 def _fix_edits(finding: Finding) -> tuple[Edit, ...]:

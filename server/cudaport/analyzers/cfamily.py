@@ -7,6 +7,7 @@ positions are looked up in the tree to learn their context (comment, string, mac
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
 import re
 from collections.abc import Callable, Iterator
@@ -556,12 +557,14 @@ class CFamilyAnalyzer:
             if finding.fix is not None and len(finding.fix.edits) == 1:
                 edit = finding.fix.edits[0]
                 by_edit[(edit.start, edit.end, edit.text)] = finding
+        by_start = sorted(findings, key=lambda f: f.start)  # an argument's findings by bisection, not a pass each
+        starts = [f.start for f in by_start]
         for site in sorted(scan.call_sites, key=lambda s: s.end - s.start):  # a call inside an argument first
             call = by_edit.get((site.start, site.end, site.text))
             if call is None or call.fix is None:
                 continue
             written = [
-                self._ported_argument(scan, findings, lo, hi, spelled)
+                self._ported_argument(scan, by_start, starts, lo, hi, spelled)
                 for (lo, hi), spelled in zip(site.arguments, site.spelled, strict=True)
             ]
             if written == list(site.spelled):
@@ -572,8 +575,11 @@ class CFamilyAnalyzer:
             applicability = call.fix.applicability
             call.fix = Fix(site.rewrite.title(rendered), (Edit(site.start, site.end, rendered),), applicability)
 
-    def _ported_argument(self, scan: Scan, findings: list[Finding], lo: int, hi: int, spelled: str) -> str:
-        """An argument with the safe fixes of the findings inside it applied (those that do not overlap)."""
+    def _ported_argument(
+        self, scan: Scan, by_start: list[Finding], starts: list[int], lo: int, hi: int, spelled: str
+    ) -> str:
+        """An argument with the safe fixes of the findings inside it applied (those that do not overlap);
+        `by_start` holds the findings sorted by their start, `starts` those starts."""
         if scan.ranges is not None and not any(a <= lo and hi <= b for a, b in scan.ranges):
             # A ranged analysis that saw only part of the call (an edit on one line of a call over several): the
             # argument's own names are looked for as a whole-file analysis finds them.
@@ -581,7 +587,7 @@ class CFamilyAnalyzer:
             found = list(self._names(inner))
             self._port_arguments(inner, found)
         else:
-            found = [f for f in findings if lo <= f.start < hi]
+            found = by_start[bisect.bisect_left(starts, lo) : bisect.bisect_left(starts, hi)]
         edits: list[Edit] = []
         taken = lo
         for finding in sorted(found, key=Finding.sort_key):
@@ -708,7 +714,13 @@ class CFamilyAnalyzer:
     def _compat_insertion(self, scan: Scan) -> Edit | None:
         """The one `#include` of the portability header a file gets (the same edit for every dual-stack fix of the
         file, so it is made once): at the top of a .cu file, where nvcc puts its implicit runtime include; before the
-        first CUDA include elsewhere. None when the file includes it already."""
+        first CUDA include elsewhere. None when the file includes it already. Worked out once per analysis: every
+        header finding asks, and each answer reads all the file's includes."""
+        if scan.compat_insertion is None:
+            scan.compat_insertion = (self._find_compat_insertion(scan),)
+        return scan.compat_insertion[0]
+
+    def _find_compat_insertion(self, scan: Scan) -> Edit | None:
         plan = scan.context.dual
         if plan is None:
             return None

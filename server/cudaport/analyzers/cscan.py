@@ -41,6 +41,8 @@ class Scan:
     # Dual-stack fixes: the include of the portability header a name's mapping needs in this file (worked out once;
     # None: the file reaches the header, or a CUDA header that becomes it, already).
     name_insertion: tuple[Edit | None] | None = None
+    # The include of the portability header itself (the same edit for every dual-stack fix of the file).
+    compat_insertion: tuple[Edit | None] | None = None
 
     def __post_init__(self) -> None:
         self.windows = search_windows(self.data, self.ranges)

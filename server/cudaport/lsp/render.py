@@ -134,10 +134,11 @@ class _BlockText:
 
     __slots__ = ("block", "count", "line", "lines", "template", "text", "version")
 
-    def __init__(self, block: Block, builder: DiagnosticBuilder, lines: LineIndex) -> None:
+    def __init__(self, block: Block, store: FindingStore, builder: DiagnosticBuilder, lines: LineIndex) -> None:
         self.block = block
         self.version = block.version
-        shown = [f for f in block.settled() if builder.style.show_portable or f.difficulty > Difficulty.PORTABLE]
+        settled = store.settled(block)
+        shown = [f for f in settled if builder.style.show_portable or f.difficulty > Difficulty.PORTABLE]
         templates = []
         numbers: list[int] = []
         for finding in shown:
@@ -188,7 +189,7 @@ class RenderedDiagnostics:
         for block in store.blocks:
             entry = cache.get(id(block))
             if entry is None or entry.block is not block or entry.version != block.version:
-                entry = _BlockText(block, builder, lines)
+                entry = _BlockText(block, store, builder, lines)
                 text = entry.text
             else:
                 text = entry.current(lines)
