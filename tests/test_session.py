@@ -51,7 +51,10 @@ SNIPPETS = [
 
 
 def _identity(finding: Finding) -> tuple[object, ...]:
-    return (finding.rule, finding.start, finding.end, finding.difficulty, finding.message, finding.symbol)
+    """What a finding says and where, with its fixes' edits (a quick fix applied at stale offsets corrupts a file:
+    the dual-stack fix's include at the top of the file is shared by findings far below it)."""
+    fixes = tuple(fix.edits if fix is not None else None for fix in (finding.fix, finding.dual))
+    return (finding.rule, finding.start, finding.end, finding.difficulty, finding.message, finding.symbol, fixes)
 
 
 def _edit_and_compare(engine: Engine, session: Session, rng: random.Random, snippets: list[bytes], bursts: int) -> None:

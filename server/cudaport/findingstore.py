@@ -11,10 +11,10 @@ whose message names another line (code already ported names the directive that s
 file-level one. Those are kept apart ("extras", sorted by start), always at their current offsets, moved one by
 one on every edit, each with its own version.
 
-A fix edit far BEFORE its finding (the #include or import a fix adds at the top of the file, which every
+A fix that inserts text before its finding (the #include or import a fix adds at the top of the file, which every
 dual-stack fix of a file shares) does not put the finding apart: the store's `anchor` is the end of the last such
-edit, a pending shift moves only the edits after it, and the session moves every finding one by one on the rare
-change at or before the anchor (typing among the first includes)."""
+insertion, a pending shift moves only the edits after it, and on the rare change at or before the anchor (typing
+among the first lines) the session moves every finding one by one and analyses the file whole."""
 
 from __future__ import annotations
 
@@ -97,8 +97,8 @@ class FindingStore:
         special: Callable[[Finding], bool] | None = None,
         head: Callable[[Finding], int] | None = None,
     ) -> None:
-        """`findings` sorted by Finding.sort_key; `special(finding)`: whether it is kept apart; `head(finding)`: the
-        end of its fix edits far before it, or -1 (see above)."""
+        """`findings` sorted by Finding.sort_key; `special(finding)`: whether it is kept apart; `head(finding)`: where
+        its fix inserts text before it ends, or -1 (see above)."""
         self._special = special or (lambda finding: False)
         self._head = head or (lambda finding: -1)
         self.anchor = -1
@@ -221,12 +221,7 @@ class FindingStore:
             if self._special(finding):
                 self._insert_extra(finding)
                 continue
-            head = self._head(finding)
-            if head > self.anchor:
-                # pending shifts stand for changes after the old anchor: settle them before it moves down
-                for block in self.blocks:
-                    block.settled(self.anchor)
-                self.anchor = head
+            self._raise_anchor(self._head(finding))
             self._count += 1
             blocks = self.blocks
             if not blocks:
@@ -257,7 +252,7 @@ class FindingStore:
         """Ordinary findings (at current offsets, sorted) into an empty store of ordinary findings; the anchor is
         worked out again."""
         assert not self.blocks
-        self.anchor = max((self._head(f) for f in findings), default=-1)
+        self.anchor = max((self._head(f) for f in itertools.chain(findings, self.extras)), default=-1)
         self.blocks = [Block(findings[i : i + _BLOCK]) for i in range(0, len(findings), _BLOCK)]
         self._count = len(findings)
         self._flat = None
@@ -267,6 +262,13 @@ class FindingStore:
         self.extra_versions[id(finding)] = next(_VERSIONS)
 
     # ---- internals ----------------------------------------------------------------------------------------------
+    def _raise_anchor(self, head: int) -> None:
+        if head > self.anchor:
+            # pending shifts stand for changes after the old anchor: settle them before it moves down
+            for block in self.blocks:
+                block.settled(self.anchor)
+            self.anchor = head
+
     def _blocks_over(self, lo: int, hi: int) -> Iterator[Block]:
         blocks = self.blocks
         index = max(0, bisect.bisect_left(_BlockStarts(blocks), lo) - 1)
@@ -282,10 +284,12 @@ class FindingStore:
         return extras[first:last]
 
     def _add_extra_at_end(self, finding: Finding) -> None:
+        self.anchor = max(self.anchor, self._head(finding))  # no block yet: nothing owes a shift
         self.extras.append(finding)
         self.extra_versions[id(finding)] = next(_VERSIONS)
 
     def _insert_extra(self, finding: Finding) -> None:
+        self._raise_anchor(self._head(finding))
         bisect.insort(self.extras, finding, key=Finding.sort_key)
         self.extra_versions[id(finding)] = next(_VERSIONS)
 

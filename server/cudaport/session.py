@@ -169,7 +169,10 @@ class Session:
         lines = self.lines
         new_end = start + len(text)
         data = old[:start] + text + old[end:]
+        crlf = self.presence.has(old, b"\r\n")
         self.presence.edited(old, data, start, end, text)
+        if self.presence.has(data, b"\r\n") != crlf:
+            self.needs_full = True  # the file's line ends changed style: each line a fix inserts is written in it
         profile = self.profile
         if profile is not None and not self.needs_full:
             # The edited lines, whole and with the lines a backslash continues (one directive can span several).
@@ -261,7 +264,9 @@ class Session:
         newlines = text.count(b"\n") - old.count(b"\n", start, end)
         if start <= store.anchor:
             # At or before a fix edit that findings far below share (the include a dual-stack fix adds at the top):
-            # every ordinary finding is moved one by one, its edits before the change staying where they are.
+            # where it goes depends on everything before it (a comment opened or closed moves the first line of
+            # code), so the file is analysed whole; until then every ordinary finding is moved one by one.
+            self.needs_full = True
             kept = []
             for finding in store.take_ordinary():
                 if touched_by(finding, start, end):
@@ -716,17 +721,25 @@ def touched_by(finding: Finding, start: int, end: int) -> bool:
 
 
 def _is_wide(finding: Finding) -> bool:
-    """Kept apart from the blocks: longer than _NEAR, or with a fix edit far after it (one far before it is a head
-    edit: see _head_end)."""
+    """Kept apart from the blocks: longer than _NEAR, or with a fix edit far from it other than an insertion
+    before it (a head edit: see _head_end)."""
     if finding.end - finding.start > _NEAR:
         return True
-    return any(e.end > finding.end + _NEAR for e in _fix_edits(finding))
+    return any(
+        e.end > finding.end + _NEAR or (e.start < finding.start - _NEAR and not _inserts_before(e, finding))
+        for e in _fix_edits(finding)
+    )
+
+
+def _inserts_before(edit: Edit, finding: Finding) -> bool:
+    return edit.start == edit.end and edit.start < finding.start
 
 
 def _head_end(finding: Finding) -> int:
-    """The end of the finding's fix edits that lie far before it (the include a dual-stack fix adds at the top of
-    the file), or -1: the finding store's anchor."""
-    return max((e.end for e in _fix_edits(finding) if e.start < finding.start - _NEAR), default=-1)
+    """Where the finding's fix inserts text before it ends (the include or import a fix adds at the top of the
+    file, which every dual-stack fix of a file shares), or -1: the finding store's anchor. Where such a line goes
+    depends on everything before it (a comment opened or closed moves the first line of code)."""
+    return max((e.end for e in _fix_edits(finding) if _inserts_before(e, finding)), default=-1)
 
 
 def _fix_edits(finding: Finding) -> tuple[Edit, ...]:

@@ -731,7 +731,7 @@ class CFamilyAnalyzer:
             if first_cuda is None and self.ruleset.header(name) is not None:
                 first_cuda = scan.data.rfind(b"\n", 0, match.start()) + 1
         at = _first_code_line(scan) if _is_cu(scan) else first_cuda if first_cuda is not None else _header_top(scan)
-        return Edit(at, at, f'#include "{plan.include}"{_newline(scan.data)}')
+        return Edit(at, at, f'#include "{plan.include}"{_newline(scan)}')
 
     def _runtime_first(self, scan: Scan, target: Target, fix: Fix, include_start: int) -> Fix:
         """A rename to a header that needs the runtime first (HIP's cooperative groups) also puts the runtime
@@ -739,7 +739,7 @@ class CFamilyAnalyzer:
         at = self._runtime_insertion(scan, target)
         if at is None or at > include_start:
             return fix
-        insertion = Edit(at, at, f"#include <{target.runtime_include}>{_newline(scan.data)}")
+        insertion = Edit(at, at, f"#include <{target.runtime_include}>{_newline(scan)}")
         title = f"{fix.title}, after `#include <{target.runtime_include}>`"
         return Fix(title, (insertion, *fix.edits), fix.applicability)
 
@@ -864,7 +864,7 @@ class CFamilyAnalyzer:
         at = _first_code_line(scan)
         fix = Fix(
             title=f"Add `#include <{header}>`",
-            edits=(Edit(at, at, f"#include <{header}>{_newline(scan.data)}"),),
+            edits=(Edit(at, at, f"#include <{header}>{_newline(scan)}"),),
             applicability=Applicability.SAFE if difficulty <= Difficulty.MECHANICAL else Applicability.UNSAFE,
         )
         outcome = Outcome(difficulty, header, message, True)
@@ -1084,8 +1084,10 @@ def _is_cu(scan: Scan) -> bool:
     return scan.context.path.lower().endswith(".cu")
 
 
-def _newline(data: bytes) -> str:
-    return "\r\n" if b"\r\n" in data else "\n"
+def _newline(scan: Scan) -> str:
+    """The line end of a line a fix inserts: CRLF in a file that has any (asked of the session's Presence, which
+    an edit keeps current; a session analyses whole when the answer changes)."""
+    return "\r\n" if scan.context.has(scan.data, b"\r\n") else "\n"
 
 
 def _first_code_line(scan: Scan) -> int:
