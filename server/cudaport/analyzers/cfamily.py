@@ -435,7 +435,7 @@ class CFamilyAnalyzer:
         """The portability header's include for a file that uses CUDA names but reaches no CUDA header (a helper
         header relying on its includer's): included there too, so the mapping holds wherever the file is used."""
         if scan.name_insertion is None:
-            names = {name for _, name, _ in self._include_lines(scan)} | (scan.context.includes or set())
+            names = {name for _, name in self._include_names(scan)} | (scan.context.includes or set())
             reaches = any(_is_compat(scan, name) or self._becomes_compat(name, scan.context.target) for name in names)
             scan.name_insertion = (None if reaches else self._compat_insertion(scan),)
         insertion = scan.name_insertion[0]
