@@ -108,8 +108,11 @@ def from_data(extraction: Extraction, rules: Path = RULES) -> None:
     specs = [tomllib.loads(p.read_text(encoding="utf-8")) for p in files]
     for entry in (e for spec in specs for e in spec.get("toml", [])):
         keys = set(entry["keys"])
+        within = entry.get("within")  # only under these top-level keys (rules.toml's [[area]] names, not rules')
         for path in sorted(rules.glob(entry["files"])):
             data = tomllib.loads(path.read_text(encoding="utf-8"))
+            if within:
+                data = {name: data[name] for name in within if name in data}
             relative = path.relative_to(ROOT).as_posix()
             for text, where in _toml_strings(data, keys, None, ""):
                 extraction.add(text, f"{relative}:{where}")

@@ -181,7 +181,7 @@ def _summary(report: Report) -> list[str]:
     out.append(t("The scale:"))
     out.append("")
     for scale, meaning in scale_meanings(report.effort).items():
-        out.append(f"- **{scale.words}**: {text(meaning)}")
+        out.append(t("- **{scale}**: {meaning}", scale=scale.words, meaning=text(meaning)))
     out.append(t("- ranking of targets: {rule}", rule=text(t(RANKING_RULE))))
     out.append("")
     meanings = [

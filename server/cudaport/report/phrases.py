@@ -121,7 +121,7 @@ def route_words(report: Report, summary: TargetSummary) -> str:
     if not any(share.files for share in summary.plan.shares.values()):
         return t("none needed")
     route = report.routes[summary.plan.recommended]
-    return f"{route.id}: {route.shown_name}"
+    return t("{route}: {name}", route=route.id, name=route.shown_name)
 
 
 def work_title(group: WorkGroup) -> str:
