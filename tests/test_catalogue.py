@@ -63,6 +63,27 @@ def test_no_translation_is_left_over_or_given_twice(extraction: extract_messages
     assert not twice, "translated differently in two files:\n" + "\n".join(twice)
 
 
+def test_a_source_can_read_a_key_only_in_some_tables(tmp_path: Path) -> None:
+    rules = tmp_path / "rules"
+    (rules / "locale" / "sources").mkdir(parents=True)
+    (rules / "locale" / "sources" / "areas.toml").write_text(
+        '[[toml]]\nfiles = "data.toml"\ntables = ["area"]\nkeys = ["name"]\n', encoding="utf-8"
+    )
+    (rules / "data.toml").write_text(
+        '[[area]]\nname = "hand-written kernels"\n\n[[rule]]\ncode = "CP1"\nname = "kebab-id"\n', encoding="utf-8"
+    )
+    extraction = extract_messages.Extraction()
+    extract_messages.from_data(extraction, rules)
+    assert {m.msgid: m.references for m in extraction.messages.values()} == {
+        "hand-written kernels": ["rules/data.toml:area[0].name"]
+    }
+
+
+def test_the_area_names_are_prose_and_the_rule_names_are_not(extraction: extract_messages.Extraction) -> None:
+    assert "rules/rules.toml:area[3].name" in extraction.messages["hand-written kernels"].references
+    assert "cuda-runtime-api" not in extraction.messages
+
+
 def test_the_catalogue_reader() -> None:
     text = """# header
 msgid ""

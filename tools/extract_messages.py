@@ -6,8 +6,9 @@
 
 From the code: the first argument of every t(), tn() (and its plural) and N_() call under server/cudaport/ (an
 f-string or a variable there is an error: the catalogue could never hold it). From the rule data: the fields that
-rules/locale/sources/*.toml declare as prose, in the TOML and CSV files it names. The template's references say
-where each message comes from, so a translator can see it in place.
+rules/locale/sources/*.toml declare as prose, in the TOML and CSV files it names (a [[toml]] entry's optional
+`tables` reads only those top-level tables: for a key that is prose there and an identifier elsewhere). The
+template's references say where each message comes from, so a translator can see it in place.
 """
 
 from __future__ import annotations
@@ -108,18 +109,18 @@ def from_data(extraction: Extraction, rules: Path = RULES) -> None:
     specs = [tomllib.loads(p.read_text(encoding="utf-8")) for p in files]
     for entry in (e for spec in specs for e in spec.get("toml", [])):
         keys = set(entry["keys"])
-        within = entry.get("within")  # only under these top-level keys (rules.toml's [[area]] names, not rules')
+        tables = entry.get("tables")  # only these top-level tables, when a key is prose there but not elsewhere
         for path in sorted(rules.glob(entry["files"])):
             data = tomllib.loads(path.read_text(encoding="utf-8"))
-            if within:
-                data = {name: data[name] for name in within if name in data}
-            relative = path.relative_to(ROOT).as_posix()
+            if tables is not None:
+                data = {name: data[name] for name in tables if name in data}
+            relative = path.relative_to(rules.parent).as_posix()
             for text, where in _toml_strings(data, keys, None, ""):
                 extraction.add(text, f"{relative}:{where}")
     for entry in (e for spec in specs for e in spec.get("csv", [])):
         columns = set(entry["columns"])
         for path in sorted(rules.glob(entry["files"])):
-            relative = path.relative_to(ROOT).as_posix()
+            relative = path.relative_to(rules.parent).as_posix()
             with path.open(encoding="utf-8", newline="") as handle:
                 for number, row in enumerate(csv.DictReader(handle), 2):
                     for column in columns & set(row):
