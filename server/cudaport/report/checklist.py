@@ -1,4 +1,7 @@
-"""What to verify after porting, tailored to what the code uses (`rules/verification.toml`)."""
+"""What to verify after porting, tailored to what the code uses (`rules/verification.toml`).
+
+The checks' prose is read in the active language (`i18n`: the catalogue translates the rule data's English as it
+is written there, line breaks included), with its whitespace made single spaces for display."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..i18n import t
 from ..ruleset import RuleDataError, RuleSet
 
 TABLE = "verification"
@@ -63,11 +67,11 @@ def load_checks(ruleset: RuleSet) -> list[CheckSpec]:
 
 
 def _spec(entry: Mapping[str, Any], where: str) -> CheckSpec:
-    def text(key: str, required: bool = True) -> str:
+    def text(key: str, required: bool = True, prose: bool = True) -> str:
         value = entry.get(key, "")
         if not isinstance(value, str) or (required and not value.strip()):
             raise RuleDataError(f"{where}: '{key}' must be a non-empty string")
-        return " ".join(value.split())
+        return _shown(value) if prose else " ".join(value.split())
 
     def strings(key: str) -> tuple[str, ...]:
         value = entry.get(key, [])
@@ -82,7 +86,7 @@ def _spec(entry: Mapping[str, Any], where: str) -> CheckSpec:
     if not isinstance(always, bool):
         raise RuleDataError(f"{where}: 'always' must be true or false")
     spec = CheckSpec(
-        id=text("id"),
+        id=text("id", prose=False),
         title=text("title"),
         check=text("check"),
         threshold=text("threshold", required=False),
@@ -90,11 +94,16 @@ def _spec(entry: Mapping[str, Any], where: str) -> CheckSpec:
         always=always,
         rules=strings("rules"),
         symbols=strings("symbols"),
-        details={str(k): " ".join(v.split()) for k, v in details.items()},
+        details={str(k): _shown(v) for k, v in details.items()},
     )
     if not spec.always and not spec.rules and not spec.symbols:
         raise RuleDataError(f"{where} ({spec.id}): give 'rules', 'symbols' or always = true")
     return spec
+
+
+def _shown(value: str) -> str:
+    """Prose of the checklist in the active language, on one line."""
+    return " ".join((t(value) if value.strip() else value).split())
 
 
 def evaluate(

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 from collections.abc import Sequence
 from functools import cache
 from html import escape
 from importlib import resources
 
+from .. import i18n
+from ..i18n import N_, t, tn
 from ..models import Difficulty
 from .checklist import CheckItem
 from .details import availability_list, encode, payload, tally_list
@@ -35,21 +38,26 @@ from .phrases import (
     per_1000_lines,
     route_words,
     share_text,
+    status_name,
 )
 from .routes import dual_stack_note
 from .svg import Bar, Group, stacked_bars
 from .tally import DIFFICULTIES, Tally, percent
 from .verdict import RANKING_RULE, days_range, scale_meanings
+from .words import clauses, difficulty_name, unit_name
 
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 _HEAVIEST_FIRST = tuple(reversed(DIFFICULTIES))
 TOP_ROWS = 50  # rows of the API and work tables in the page before "show all"
 _LEVEL_SHORT = {
-    Difficulty.BLOCKER: "blocker",
-    Difficulty.MANUAL: "manual",
-    Difficulty.MECHANICAL: "mech.",
-    Difficulty.PORTABLE: "portable",
+    Difficulty.BLOCKER: N_("blocker"),
+    Difficulty.MANUAL: N_("manual"),
+    Difficulty.MECHANICAL: N_("mech."),
+    Difficulty.PORTABLE: N_("portable"),
 }
+# The page's fonts by language: Chinese text set in a CJK face first (its Latin follows it), so that no
+# character falls back to a box; the stylesheet picks the stack by the page's lang attribute.
+CJK_LANGUAGES = ("zh-CN",)
 
 
 @cache
@@ -74,6 +82,39 @@ def inline(value: str) -> str:
     return "".join(out)
 
 
+def _h(message: str, /, **fields: str) -> str:
+    """A message as HTML: its words (in the active language) escaped, its fields already HTML."""
+    return escape(t(message)).format(**fields)
+
+
+def script_text() -> dict[str, object]:
+    """The words the page's script writes when a reader opens a group, in the active language (a data block of
+    the page: the script itself is the same in every language, its hash in the Content-Security-Policy too)."""
+    return {
+        "levels": [t(_LEVEL_SHORT[d]) for d in Difficulty],
+        "difficulties": [difficulty_name(d) for d in Difficulty],
+        "tally": t("{label}: {blocker} blocker, {manual} manual, {mechanical} mechanical, {portable} portable"),
+        "counterpart": t("{tip}; counterpart {name}"),
+        "line": t("line"),
+        "name": t("name"),
+        "why": t("why"),
+        "whyTip": t("the message of the heaviest target; each target's own is in its cell's tooltip"),
+        "file": t("file"),
+        "uses": t("uses"),
+        "personDays": t("person-days"),
+        "opening": t("opening…"),
+        "cannotOpen": t("Cannot open the details: {error}"),
+        "noDetails": t("this page has no details block"),
+        "noStream": t(
+            "this browser cannot open the details (no DecompressionStream); the JSON report has every finding"
+        ),
+        "showFolders": t("show its folders"),
+        "route": t("route {id}"),
+        "days": t("{days} d"),
+        "labelled": t("{label}: {text}"),
+    }
+
+
 def render_html(report: Report) -> str:
     css = _asset("report.css")
     script = _asset("report.js")
@@ -81,7 +122,7 @@ def render_html(report: Report) -> str:
         f"default-src 'none'; style-src {_hash(css)}; script-src {_hash(script)}; img-src data:; "
         "base-uri 'none'; form-action 'none'"
     )
-    title = "CUDA migration assessment — " + ", ".join(report.paths)
+    title = t("CUDA migration assessment — {paths}", paths=", ".join(report.paths))
     body = "".join(
         [
             _header(report),
@@ -98,9 +139,11 @@ def render_html(report: Report) -> str:
     )
     # A data block: never executed, so the policy's script-src does not apply to it.
     data = f'<script type="application/octet-stream" id="report-details">{encode(payload(report))}</script>'
+    words = json.dumps(script_text(), ensure_ascii=False).replace("</", "<\\/")
+    data += f'\n<script type="application/json" id="report-text">{words}</script>'
     return (
         "<!DOCTYPE html>\n"
-        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<html lang="{i18n.language()}">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{escape(policy)}">\n'
         f'<meta name="generator" content="cudaport {escape(report.tool_version)}">\n'
@@ -136,7 +179,14 @@ def _tally_value(tally: Tally) -> float:
 def _tally_cell(tally: Tally, label: str, target: str, note: str = "") -> str:
     """Blocker · manual · mechanical counts of one target, coloured; portable ones in the tooltip; `note` below."""
     b, m, mech, port = tally_list(tally)
-    tip = f"{label}: {b} blocker, {m} manual, {mech} mechanical, {port} portable"
+    tip = t(
+        "{label}: {blocker} blocker, {manual} manual, {mechanical} mechanical, {portable} portable",
+        label=label,
+        blocker=b,
+        manual=m,
+        mechanical=mech,
+        portable=port,
+    )
     parts = [
         f'<span class="d-{level}">{count}</span>' if count else '<span class="zero">·</span>'
         for level, count in (("blocker", b), ("manual", m), ("mechanical", mech))
@@ -154,10 +204,10 @@ def _availability_cell(availability: Availability, target: str, label: str) -> s
     if worst < 0:
         return f'<td data-target="{escape(target)}" data-value="-1" class="muted">—</td>'
     level = Difficulty(worst)
-    shown = f'<span class="d-{level.label}">{_LEVEL_SHORT[level]}</span>'
+    shown = f'<span class="d-{level.label}">{escape(t(_LEVEL_SHORT[level]))}</span>'
     if counterpart and level < Difficulty.BLOCKER:
         shown += f' <code class="counterpart">{escape(counterpart)}</code>'
-    tip = f"{label}: {availability_words(availability).replace('`', '')}"
+    tip = t("{label}: {text}", label=label, text=availability_words(availability).replace("`", ""))
     return f'<td data-target="{escape(target)}" data-value="{worst}" title="{escape(tip)}">{shown}</td>'
 
 
@@ -175,27 +225,44 @@ def _target_headings(report: Report, first_column: int, kind: str = "number", ti
 # ---- header -------------------------------------------------------------------------------------------------------
 def _header(report: Report) -> str:
     targets = ", ".join(
-        f"<strong>{escape(t.label)}</strong>" + (f" ({escape(t.described)})" if t.described else "")
-        for t in report.targets
+        f"<strong>{escape(info.label)}</strong>" + (f" ({escape(info.described)})" if info.described else "")
+        for info in report.targets
     )
     paths = ", ".join(f"<code>{escape(p)}</code>" for p in report.paths)
     links = (
-        ("summary", "Summary"),
-        ("effort", "Effort"),
-        ("routes", "Routes"),
-        ("work", "Where the work is"),
-        ("dependencies", "Dependencies"),
-        ("verify", "What to verify"),
-        ("details", "Scan details"),
+        ("summary", N_("Summary")),
+        ("effort", N_("Effort")),
+        ("routes", N_("Routes")),
+        ("work", N_("Where the work is")),
+        ("dependencies", N_("Dependencies")),
+        ("verify", N_("What to verify")),
+        ("details", N_("Scan details")),
     )
-    nav = "".join(f'<li><a href="#{anchor}">{escape(text)}</a></li>' for anchor, text in links)
+    nav = "".join(f'<li><a href="#{anchor}">{escape(t(text))}</a></li>' for anchor, text in links)
+    meta = _h(
+        N_("{paths} · generated {when} by cudaport {version}"),
+        paths=paths,
+        when=escape(report.generated),
+        version=escape(report.tool_version),
+    )
+    scanned = _h(
+        N_(
+            "Targets: {targets}. Scanned {files} files, {lines} lines ({languages}); {skipped} skipped, "
+            "{errors} with errors{excluded}."
+        ),
+        targets=targets,
+        files=f"<strong>{report.files_scanned}</strong>",
+        lines=str(report.lines_scanned),
+        languages=escape(languages_text(report)),
+        skipped=str(len(report.skipped)),
+        errors=str(len(report.errors)),
+        excluded=escape(_excluded_note(report)),
+    )
     return (
         "<header>"
-        "<h1>CUDA migration assessment</h1>"
-        f'<p class="meta">{paths} · generated {escape(report.generated)} by cudaport {escape(report.tool_version)}</p>'
-        f"<p>Targets: {targets}. Scanned <strong>{report.files_scanned}</strong> files, "
-        f"{report.lines_scanned} lines ({escape(languages_text(report))}); {len(report.skipped)} skipped, "
-        f"{len(report.errors)} with errors{_excluded_note(report)}.</p>"
+        f"<h1>{escape(t('CUDA migration assessment'))}</h1>"
+        f'<p class="meta">{meta}</p>'
+        f"<p>{scanned}</p>"
         f"<nav><ul>{nav}</ul></nav>"
         "</header>"
     )
@@ -208,30 +275,37 @@ def _summary_section(report: Report) -> str:
         Group(
             s.target.label,
             [
-                Bar("findings", s.findings, {"target": s.target.name, "measure": "findings"}, "findings"),
-                Bar("files", s.files, {"target": s.target.name, "measure": "files"}, "files"),
+                Bar(t("findings"), s.findings, {"target": s.target.name, "measure": "findings"}, "findings"),
+                Bar(t("files"), s.files, {"target": s.target.name, "measure": "files"}, "files"),
             ],
         )
         for s in (report.summaries[name] for name in report.target_names)
     ]
-    chart = stacked_bars("chart-targets", "Difficulty per target: shares of findings and of files", groups, share=True)
+    chart = stacked_bars(
+        "chart-targets", t("Difficulty per target: shares of findings and of files"), groups, share=True
+    )
     scale = "".join(
         f"<dt>{escape(s.title)}</dt><dd>{inline(meaning)}</dd>" for s, meaning in scale_meanings(report.effort).items()
     )
     meanings = "".join(
-        f'<dt><span class="dot d-{d.label}"></span>{d.label}</dt><dd>{inline(DIFFICULTY_MEANINGS[d])}</dd>'
+        f'<dt><span class="dot d-{d.label}"></span>{escape(difficulty_name(d))}</dt>'
+        f"<dd>{inline(t(DIFFICULTY_MEANINGS[d]))}</dd>"
         for d in DIFFICULTIES
     )
+    caption = t(
+        "Share of findings and of files per difficulty for each target (a file counts under its heaviest finding; "
+        "a file without findings counts as portable)."
+    )
     return (
-        '<section id="summary"><h2>Summary</h2>'
+        f'<section id="summary"><h2>{escape(t("Summary"))}</h2>'
         f'<p class="cheapest">{escape(cheapest_sentence(report))}</p>'
         f'<div class="cards">{cards}</div>'
-        f"<figure>{chart}<figcaption>Share of findings and of files per difficulty for each target "
-        "(a file counts under its heaviest finding; a file without findings counts as portable).</figcaption></figure>"
+        f"<figure>{chart}<figcaption>{escape(caption)}</figcaption></figure>"
         f"{_numbers_table(report)}{_top_dependencies(report)}"
-        '<details class="explain"><summary>How to read the verdict</summary><h3>The scale</h3>'
-        f'<dl class="scale-list">{scale}<dt>Ranking of targets</dt><dd>{escape(RANKING_RULE)}</dd></dl>'
-        f'<h3>Difficulties</h3><dl class="scale-list">{meanings}</dl></details>'
+        f'<details class="explain"><summary>{escape(t("How to read the verdict"))}</summary>'
+        f"<h3>{escape(t('The scale'))}</h3>"
+        f'<dl class="scale-list">{scale}<dt>{escape(t("Ranking of targets"))}</dt><dd>{escape(t(RANKING_RULE))}</dd>'
+        f'</dl><h3>{escape(t("Difficulties"))}</h3><dl class="scale-list">{meanings}</dl></details>'
         "</section>"
     )
 
@@ -239,8 +313,12 @@ def _summary_section(report: Report) -> str:
 def _card(report: Report, summary: TargetSummary) -> str:
     files, findings = summary.files, summary.findings
     rank = report.ranking.index(summary.target.name) + 1
-    rank_text = f'<span class="rank">#{rank} of {len(report.targets)}</span>' if len(report.targets) > 1 else ""
-    rows = [(words, files[difficulty], files.total, f"files.{difficulty.label}") for difficulty, words in FILE_ROWS]
+    rank_text = (
+        f'<span class="rank">{escape(t("#{rank} of {count}", rank=rank, count=len(report.targets)))}</span>'
+        if len(report.targets) > 1
+        else ""
+    )
+    rows = [(t(words), files[difficulty], files.total, f"files.{difficulty.label}") for difficulty, words in FILE_ROWS]
     file_rows = "".join(
         f'<tr data-key="{key}"><th scope="row"><span class="dot d-{key.split(".")[1]}"></span>{escape(words)}</th>'
         f'<td class="num">{count}</td><td class="num share">{percent(count, whole)}</td></tr>'
@@ -251,10 +329,26 @@ def _card(report: Report, summary: TargetSummary) -> str:
     route = report.routes[summary.plan.recommended]
     route_line = ""
     if any(share.files for share in summary.plan.shares.values()):
-        route_line = (
-            f'<p class="route" data-route="{route.id}"><strong>Route {route.id}</strong>: {escape(route.name)}'
-            f' <a href="#routes-{escape(summary.target.name)}">why</a></p>'
+        named = _h(
+            N_("{route}: {name}"),
+            route=f"<strong>{escape(t('Route {id}', id=route.id))}</strong>",
+            name=escape(route.shown_name),
         )
+        route_line = (
+            f'<p class="route" data-route="{route.id}">{named}'
+            f' <a href="#routes-{escape(summary.target.name)}">{escape(t("why"))}</a></p>'
+        )
+    effort = _h(
+        N_("{days} person-days {density}"),
+        days=f"<strong>{escape(days_range(summary.effort.days))}</strong>",
+        density=f"<small>{escape(t('({value} per 1,000 lines)', value=per_1000_lines(summary)))}</small>",
+    )
+    findings_line = _h(
+        N_("{findings} findings; {fixable} fixable by {command}"),
+        findings=str(findings.total),
+        fixable=str(summary.fixable),
+        command="<code>cudaport fix</code>",
+    )
     return (
         f'<article class="card scale-{scale}" data-target="{escape(summary.target.name)}">'
         f"<h3>{escape(summary.target.label)}</h3>"
@@ -262,12 +356,11 @@ def _card(report: Report, summary: TargetSummary) -> str:
         f'<p><span class="badge scale-{scale}" data-verdict="{scale}">{escape(summary.scale.title)}</span>'
         f"{rank_text}</p>"
         f'<p class="effort" data-low="{summary.effort.days.low:.2f}" data-high="{summary.effort.days.high:.2f}">'
-        f"<strong>{escape(days_range(summary.effort.days))}</strong> person-days "
-        f"<small>({escape(per_1000_lines(summary))} per 1,000 lines)</small></p>"
+        f"{effort}</p>"
         f"{route_line}"
-        f'<table class="card-files"><caption>{files.total} files scanned</caption><tbody>{file_rows}</tbody></table>'
-        f'<p class="card-findings">{findings.total} findings; {summary.fixable} fixable by '
-        "<code>cudaport fix</code></p>"
+        f'<table class="card-files"><caption>{escape(t("{count} files scanned", count=files.total))}</caption>'
+        f"<tbody>{file_rows}</tbody></table>"
+        f'<p class="card-findings">{findings_line}</p>'
         f"<ul>{reasons}</ul></article>"
     )
 
@@ -285,31 +378,32 @@ def _numbers_table(report: Report) -> str:
         )
         rows.append(f"<tr><th>{escape(label)}</th>{tds}</tr>")
 
-    row("verdict", [(int(s.scale), s.scale.title.lower()) for s in summaries], "verdict", "words")
+    row(t("verdict"), [(int(s.scale), s.scale.words) for s in summaries], "verdict", "words")
     row(
-        "effort, person-days",
+        t("effort, person-days"),
         [(round(s.effort.days.middle, 2), days_range(s.effort.days)) for s in summaries],
         "effort",
     )
-    row("route", [(0, route_words(report, s)) for s in summaries], "route", "words")
+    row(t("route"), [(0, route_words(report, s)) for s in summaries], "route", "words")
     for difficulty, words in FILE_ROWS:
-        row(words, [(s.files[difficulty], share_text(s.files[difficulty], s.files.total)) for s in summaries],
+        row(t(words), [(s.files[difficulty], share_text(s.files[difficulty], s.files.total)) for s in summaries],
             f"files.{difficulty.label}")  # fmt: skip
     for d in DIFFICULTIES:
         row(
-            f"findings {d.label}",
+            t("findings {difficulty}", difficulty=difficulty_name(d)),
             [(s.findings[d], share_text(s.findings[d], s.findings.total)) for s in summaries],
             f"findings.{d.label}",
         )
-    row("findings in all", [(s.findings.total, str(s.findings.total)) for s in summaries], "findings.total")
+    row(t("findings in all"), [(s.findings.total, str(s.findings.total)) for s in summaries], "findings.total")
     row(
-        "files that need a person",
+        t("files that need a person"),
         [(s.files_needing_person, share_text(s.files_needing_person, s.files.total)) for s in summaries],
         "files_needing_person",
     )
-    row("fixable by cudaport fix", [(s.fixable, str(s.fixable)) for s in summaries], "fixable")
+    row(t("fixable by cudaport fix"), [(s.fixable, str(s.fixable)) for s in summaries], "fixable")
     return (
-        '<div class="scroll"><table class="numbers" id="verdict-numbers"><caption>The numbers behind the verdicts'
+        '<div class="scroll"><table class="numbers" id="verdict-numbers">'
+        f"<caption>{escape(t('The numbers behind the verdicts'))}"
         f"</caption><thead><tr><th></th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
 
@@ -327,21 +421,29 @@ def _top_dependencies(report: Report) -> str:
         for d in top
     )
     head = "".join(_plain_heading(report.label(n), "target") for n in names)
+    caption = _h(
+        N_(
+            "The {count} most used of {total} CUDA libraries and API families, and whether each target has a "
+            "counterpart (all of them under {link})."
+        ),
+        count=str(len(top)),
+        total=str(len(report.dependencies)),
+        link=f'<a href="#dependencies">{escape(t("Dependencies"))}</a>',
+    )
     return (
-        '<h3>Top dependencies</h3><div class="scroll"><table id="top-dependencies"><caption>'
-        f"The {len(top)} most used of {len(report.dependencies)} CUDA libraries and API families, and whether each "
-        'target has a counterpart (all of them under <a href="#dependencies">Dependencies</a>).</caption><thead><tr>'
-        f"{_plain_heading('library or API family')}{_plain_heading('uses', 'num')}{_plain_heading('files', 'num')}"
-        f"{head}</tr></thead><tbody>{rows}</tbody></table></div>"
+        f'<h3>{escape(t("Top dependencies"))}</h3><div class="scroll"><table id="top-dependencies"><caption>'
+        f"{caption}</caption><thead><tr>"
+        f"{_plain_heading(t('library or API family'))}{_plain_heading(t('uses'), 'num')}"
+        f"{_plain_heading(t('files'), 'num')}{head}</tr></thead><tbody>{rows}</tbody></table></div>"
     )
 
 
 def _status_cell(availability: Availability, target: str, label: str) -> str:
     status = availability.status
-    tip = f"{label}: {availability_words(availability).replace('`', '')}"
+    tip = t("{label}: {text}", label=label, text=availability_words(availability).replace("`", ""))
     return (
         f'<td class="status-{status}" data-target="{escape(target)}" data-status="{status}" '
-        f'title="{escape(tip)}">{escape(status)}</td>'
+        f'title="{escape(tip)}">{escape(status_name(status))}</td>'
     )
 
 
@@ -349,39 +451,46 @@ def _status_cell(availability: Availability, target: str, label: str) -> str:
 def _effort_section(report: Report) -> str:
     names = report.target_names
     model = report.effort
-    kinds = [k for k in model.kinds if any(report.summaries[t].effort.kinds[k.name].findings for t in names)]
+    kinds = [k for k in model.kinds if any(report.summaries[n].effort.kinds[k.name].findings for n in names)]
     head = "".join(_plain_heading(report.label(n), "num target") for n in names)
     rows = []
     for kind in kinds:
         cells = []
-        for t in names:
-            total = report.summaries[t].effort.kinds[kind.name]
+        for n in names:
+            total = report.summaries[n].effort.kinds[kind.name]
             if not total.findings:
                 cells.append('<td class="num muted">—</td>')
                 continue
             cells.append(
-                f'<td class="num" data-target="{escape(t)}" data-kind="{escape(kind.name)}" '
+                f'<td class="num" data-target="{escape(n)}" data-kind="{escape(kind.name)}" '
                 f'data-findings="{total.findings}">{escape(_days(total.hours, report))}'
-                f"<small>{total.findings} finding{'s' if total.findings != 1 else ''}</small></td>"
+                f"<small>{escape(tn('{count} finding', '{count} findings', total.findings))}</small></td>"
             )
-        rows.append(f'<tr><th title="{escape(kind.about)}">{escape(kind.name)}</th>{"".join(cells)}</tr>')
+        rows.append(f'<tr><th title="{escape(t(kind.about))}">{escape(t(kind.name))}</th>{"".join(cells)}</tr>')
     files_cells = "".join(
-        f'<td class="num">{escape(_days(report.summaries[t].effort.file_hours, report))}'
-        f"<small>{report.summaries[t].effort.files} files</small></td>"
-        for t in names
+        f'<td class="num">{escape(_days(report.summaries[n].effort.file_hours, report))}'
+        f"<small>{escape(t('{count} files', count=report.summaries[n].effort.files))}</small></td>"
+        for n in names
     )
-    rows.append(f"<tr><th>building and testing the files</th>{files_cells}</tr>")
+    rows.append(f"<tr><th>{escape(t('building and testing the files'))}</th>{files_cells}</tr>")
     totals = "".join(
-        f'<td class="num total" data-target="{escape(t)}"><strong>{escape(days_range(report.summaries[t].effort.days))}'
+        f'<td class="num total" data-target="{escape(n)}"><strong>{escape(days_range(report.summaries[n].effort.days))}'
         "</strong></td>"
-        for t in names
+        for n in names
     )
-    rows.append(f"<tr><th>total</th>{totals}</tr>")
+    rows.append(f"<tr><th>{escape(t('total'))}</th>{totals}</tr>")
     weights = "".join(
-        f'<tr><th title="{escape(k.about)}">{escape(k.name)}<small>{inline(k.about)}</small></th>'
+        f'<tr><th title="{escape(t(k.about))}">{escape(t(k.name))}<small>{inline(t(k.about))}</small></th>'
         + "".join(
-            f"<td>{_hours_text(k.costs[d].first)} first<br><small>{_hours_text(k.costs[d].more)} each further, "
-            f"per {escape(k.costs[d].per)}</small></td>"
+            f"<td>{escape(t('{hours} first', hours=_hours_text(k.costs[d].first)))}<br><small>"
+            + escape(
+                t(
+                    "{hours} each further, per {unit}",
+                    hours=_hours_text(k.costs[d].more),
+                    unit=unit_name(k.costs[d].per),
+                )
+            )
+            + "</small></td>"
             for d in WORK
         )
         + "</tr>"
@@ -390,40 +499,53 @@ def _effort_section(report: Report) -> str:
     file_weights = "".join(f"<td>{_hours_text(model.file_hours[d])}</td>" for d in WORK)
     overridden = ""
     if model.overridden:
-        overridden = (
-            "<p>Changed by the configuration: "
-            + ", ".join(f"<code>{escape(k)}</code>" for k in model.overridden)
-            + ".</p>"
-        )
+        keys = ", ".join(f"<code>{escape(k)}</code>" for k in model.overridden)
+        overridden = f"<p>{_h(N_('Changed by the configuration: {keys}.'), keys=keys)}</p>"
+    intro = t(
+        "Person-days per target, as a range. Each finding costs what its kind and difficulty say: the first use of "
+        "a unit of work (a name across the project, a library in one file, or each use) in full, each further use "
+        "less; every file with work adds its build and test once. A person-day is {hours} productive hours.",
+        hours=f"{model.hours_per_day:g}",
+    )
+    assumptions = t(
+        "From `rules/effort.toml`; a project changes any of them under `effort` in its configuration "
+        "(`[tool.cudaport.effort]`). They are a planning aid from typical porting work, not a measurement of this "
+        "team: calibrate them with the first weeks of the port."
+    )
     return (
-        '<section id="effort"><h2>Effort</h2>'
-        "<p>Person-days per target, as a range. Each finding costs what its kind and difficulty say: the first use "
-        "of a unit of work (a name across the project, a library in one file, or each use) in full, each further "
-        "use less; every file with work adds its build and test once. A person-day is "
-        f"{model.hours_per_day:g} productive hours.</p>"
-        '<div class="scroll"><table class="numbers" id="effort-table"><caption>Estimated person-days by kind of '
-        f"finding</caption><thead><tr><th>kind</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
-        '<details class="explain" id="effort-assumptions"><summary>The assumptions: hours of one engineer</summary>'
-        "<p>From <code>rules/effort.toml</code>; a project changes any of them under <code>effort</code> in its "
-        "configuration (<code>[tool.cudaport.effort]</code>). They are a planning aid from typical porting work, not "
-        "a measurement of this team: calibrate them with the first weeks of the port.</p>"
+        f'<section id="effort"><h2>{escape(t("Effort"))}</h2>'
+        f"<p>{escape(intro)}</p>"
+        '<div class="scroll"><table class="numbers" id="effort-table">'
+        f"<caption>{escape(t('Estimated person-days by kind of finding'))}</caption>"
+        f"<thead><tr><th>{escape(t('kind'))}</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        '<details class="explain" id="effort-assumptions">'
+        f"<summary>{escape(t('The assumptions: hours of one engineer'))}</summary>"
+        f"<p>{inline(assumptions)}</p>"
         f"{overridden}"
-        '<div class="scroll"><table id="effort-weights"><thead><tr><th>kind</th>'
-        + "".join(f"<th>{d.label}</th>" for d in WORK)
-        + f"</tr></thead><tbody>{weights}<tr><th>building and testing a file, by its heaviest finding</th>"
-        f"{file_weights}</tr></tbody></table></div></details></section>"
+        f'<div class="scroll"><table id="effort-weights"><thead><tr><th>{escape(t("kind"))}</th>'
+        + "".join(f"<th>{escape(difficulty_name(d))}</th>" for d in WORK)
+        + f"</tr></thead><tbody>{weights}<tr><th>{escape(t('building and testing a file, by its heaviest finding'))}"
+        f"</th>{file_weights}</tr></tbody></table></div></details></section>"
     )
 
 
 def _hours_text(hours: Hours) -> str:
-    return f"{hours.low:g}–{hours.high:g} h"
+    return t("{low}–{high} h", low=f"{hours.low:g}", high=f"{hours.high:g}")
 
 
 # ---- routes -------------------------------------------------------------------------------------------------------
 def _routes_section(report: Report) -> str:
     definitions = "".join(
-        f'<dt id="route-{route.id}">Route {route.id}: {escape(route.name)}</dt><dd>{inline(route.about)}'
-        + (f"; written by <code>{escape(route.fix)}</code>" if route.fix else "")
+        f'<dt id="route-{route.id}">{escape(route.title)}</dt><dd>'
+        + (
+            _h(
+                N_("{about}; written by {command}"),
+                about=inline(route.shown_about),
+                command=f"<code>{escape(route.fix)}</code>",
+            )
+            if route.fix
+            else inline(route.shown_about)
+        )
         + "</dd>"
         for route in report.routes.values()
     )
@@ -433,14 +555,14 @@ def _routes_section(report: Report) -> str:
         plan = summary.plan
         label = summary.target.label
         if not any(share.files for share in plan.shares.values()):
-            parts.append(f'<h3 id="routes-{escape(name)}">{escape(label)}</h3><p>Nothing to port.</p>')
+            parts.append(f'<h3 id="routes-{escape(name)}">{escape(label)}</h3><p>{escape(t("Nothing to port."))}</p>')
             continue
         route = report.routes[plan.recommended]
         rows = []
         for route_id, share in plan.shares.items():
             notes = []
             if route_id == "B" and share.files:
-                notes.append(f"rewritten in {escape(report.routes['B'].language(name))}")
+                notes.append(escape(t("rewritten in {language}", language=report.routes["B"].language(name))))
             if route_id == "C" and share.files:
                 if report.routes["C"].fix:
                     notes.append(f"<code>{escape(report.routes['C'].fix)}</code>")
@@ -448,30 +570,43 @@ def _routes_section(report: Report) -> str:
                     notes.append(escape(dual_stack_note(share.dual_stack_files, label)))
                 if share.coverage is not None:
                     notes.append(
-                        f"the dual-stack fix covers {share.coverage.covered} of their findings; "
-                        f"{share.coverage.remaining} remain for a person"
+                        escape(
+                            t(
+                                "the dual-stack fix covers {covered} of their findings; {remaining} remain for a "
+                                "person",
+                                covered=share.coverage.covered,
+                                remaining=share.coverage.remaining,
+                            )
+                        )
                     )
+            count = escape(t("{count} files", count=len(share.files)))
             button = (
                 f'<button type="button" class="expand" data-expand="route:{escape(name)}:{route_id}" '
-                f'aria-expanded="false">{len(share.files)} files</button>'
+                f'aria-expanded="false">{count}</button>'
                 if share.files
-                else "0 files"
+                else count
             )
             rows.append(
-                f'<tr data-route="{route_id}"><th>{route_id}: {escape(report.routes[route_id].name)}</th>'
+                f'<tr data-route="{route_id}"><th>{route_id}: {escape(report.routes[route_id].shown_name)}</th>'
                 f"<td>{button}</td>{_num(round(share.hours.middle, 2), _days(share.hours, report))}"
-                f"<td>{'; '.join(notes)}</td></tr>"
+                f"<td>{clauses(notes)}</td></tr>"
             )
+        heading = t("{label}: route {id}, {name}", label=label, id=route.id, name=route.shown_name)
         parts.append(
-            f'<h3 id="routes-{escape(name)}">{escape(label)}: route {route.id}, {escape(route.name)}</h3>'
-            f'<p class="why" data-target="{escape(name)}" data-route="{route.id}">{inline(plan.why)}.</p>'
-            f'<div class="scroll"><table class="routes" data-target="{escape(name)}"><thead><tr><th>route</th>'
-            f'<th>files</th><th class="num">person-days</th><th>notes</th></tr></thead><tbody>{"".join(rows)}'
-            "</tbody></table></div>"
+            f'<h3 id="routes-{escape(name)}">{escape(heading)}</h3>'
+            f'<p class="why" data-target="{escape(name)}" data-route="{route.id}">'
+            f"{inline(t('{why}.', why=plan.why))}</p>"
+            f'<div class="scroll"><table class="routes" data-target="{escape(name)}"><thead><tr>'
+            f"<th>{escape(t('route'))}</th><th>{escape(t('files'))}</th>"
+            f'<th class="num">{escape(t("person-days"))}</th><th>{escape(t("notes"))}</th></tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table></div>"
         )
+    intro = t(
+        "The migration routes; each file with work on a target falls under one of them. The recommendation follows "
+        "where the estimated effort is."
+    )
     return (
-        '<section id="routes"><h2>Routes</h2><p>The migration routes; each file with work on a target falls under '
-        f'one of them. The recommendation follows where the estimated effort is.</p><dl class="scale-list">'
+        f'<section id="routes"><h2>{escape(t("Routes"))}</h2><p>{escape(intro)}</p><dl class="scale-list">'
         f"{definitions}</dl>{''.join(parts)}</section>"
     )
 
@@ -487,18 +622,19 @@ def _work_section(report: Report) -> str:
             Group(f.path or ".", [Bar(report.label(n), f.findings[n], {"target": n}) for n in names], label)
             for f, label in zip(shown, labels, strict=True)
         ]
-        svg = stacked_bars("chart-folders", "Findings per folder", groups)
-        chart = (
-            f"<figure>{svg}<figcaption>Findings per folder by difficulty, heaviest first: the top-level folders, "
-            "the one that holds most of the work opened into its own.</figcaption></figure>"
+        svg = stacked_bars("chart-folders", t("Findings per folder"), groups)
+        caption = t(
+            "Findings per folder by difficulty, heaviest first: the top-level folders, the one that holds most of "
+            "the work opened into its own."
         )
+        chart = f"<figure>{svg}<figcaption>{escape(caption)}</figcaption></figure>"
     touched = [f for f in report.files if any(f.findings[n].total for n in names)]
     untouched = report.files_scanned - len(touched)
     return (
-        '<section id="work"><h2>Where the work is</h2>'
-        f"{chart}<h3>By folder</h3>{_folder_table(report)}"
-        f"<h3>By API</h3>{_work_table(report)}"
-        f"<h3>By file</h3>{_files_table(report, touched, untouched)}"
+        f'<section id="work"><h2>{escape(t("Where the work is"))}</h2>'
+        f"{chart}<h3>{escape(t('By folder'))}</h3>{_folder_table(report)}"
+        f"<h3>{escape(t('By API'))}</h3>{_work_table(report)}"
+        f"<h3>{escape(t('By file'))}</h3>{_files_table(report, touched, untouched)}"
         "</section>"
     )
 
@@ -516,12 +652,13 @@ def _folder_row(report: Report, folder: Folder, depth: int) -> str:
     opened = "true" if depth == 0 else "false"  # the root comes with its folders shown
     toggle = (
         f'<button type="button" class="expand" data-expand="folder:{escape(folder.path)}" '
-        f'aria-expanded="{opened}" title="show its folders">{escape(shown)}</button>'
+        f'aria-expanded="{opened}" title="{escape(t("show its folders"))}">{escape(shown)}</button>'
         if folder.children
         else f"<span>{escape(shown)}</span>"
     )
     tallies = "".join(
-        _tally_cell(folder.findings[n], report.label(n), n, f"{_days(folder.effort[n], report)} d") for n in names
+        _tally_cell(folder.findings[n], report.label(n), n, t("{days} d", days=_days(folder.effort[n], report)))
+        for n in names
     )
     return (
         f'<tr data-folder="{escape(folder.path)}" data-depth="{depth}"><td class="path depth-{min(depth, 8)}" '
@@ -533,11 +670,13 @@ def _folder_table(report: Report) -> str:
     root = report.folders
     rows = [_folder_row(report, root, 0)] + [_folder_row(report, child, 1) for child in root.children]
     tally_head = "".join(_plain_heading(report.label(n), "num target") for n in report.target_names)
+    caption = t(
+        "Every folder with the totals of everything below it: findings per target (blocker · manual · mechanical; "
+        "portable in the tooltip) and, below them, the estimated person-days. Open a folder to see its own."
+    )
     return (
-        '<div class="scroll"><table id="folders" class="tree"><caption>Every folder with the totals of everything '
-        "below it: findings per target (blocker · manual · mechanical; portable in the tooltip) and, below them, "
-        "the estimated person-days. Open a folder to see its own.</caption><thead>"
-        f"<tr>{_plain_heading('folder')}{_plain_heading('files', 'num')}{_plain_heading('lines', 'num')}"
+        f'<div class="scroll"><table id="folders" class="tree"><caption>{escape(caption)}</caption><thead>'
+        f"<tr>{_plain_heading(t('folder'))}{_plain_heading(t('files'), 'num')}{_plain_heading(t('lines'), 'num')}"
         f"{tally_head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
 
@@ -561,32 +700,37 @@ def _work_row(report: Report, index: int, group: WorkGroup) -> str:
 def _work_table(report: Report) -> str:
     work = report.work
     if not work:
-        return "<p>Nothing to port: every finding is portable on every target.</p>"
+        return f"<p>{escape(t('Nothing to port: every finding is portable on every target.'))}</p>"
     rows = "".join(_work_row(report, i, g) for i, g in enumerate(work[:TOP_ROWS]))
-    more = _show_all("work", len(work), TOP_ROWS, "APIs and constructs")
+    more = _show_all("work", len(work), TOP_ROWS, t("Show all {count} APIs and constructs", count=len(work)))
+    caption = t(
+        "Every CUDA API and construct with work on some target, heaviest first: its uses, and on each target the "
+        "heaviest difficulty and the counterpart. Open one for its files, and a file for its lines. Click a heading "
+        "to sort."
+    )
     return (
-        '<div class="scroll"><table class="sortable" id="work-apis"><caption>Every CUDA API and construct with work '
-        "on some target, heaviest first: its uses, and on each target the heaviest difficulty and the counterpart. "
-        "Open one for its files, and a file for its lines. Click a heading to sort.</caption><thead><tr>"
-        f"{_heading(0, 'API or construct', 'text')}{_heading(1, 'uses', 'number', 'num')}"
-        f"{_heading(2, 'files', 'number', 'num')}{_target_headings(report, 3)}</tr></thead>"
+        f'<div class="scroll"><table class="sortable" id="work-apis"><caption>{escape(caption)}</caption><thead><tr>'
+        f"{_heading(0, t('API or construct'), 'text')}{_heading(1, t('uses'), 'number', 'num')}"
+        f"{_heading(2, t('files'), 'number', 'num')}{_target_headings(report, 3)}</tr></thead>"
         f"<tbody>{rows}</tbody></table></div>{more}"
     )
 
 
-def _show_all(kind: str, total: int, shown: int, what: str) -> str:
+def _show_all(kind: str, total: int, shown: int, label: str) -> str:
+    """The button that shows the rest of a list; `label` says what it shows ('Show all 120 CUDA names')."""
     if total <= shown:
         return ""
     return (
-        f'<p class="more"><button type="button" class="show-all" data-show-all="{kind}">Show all {total} '
-        f"{escape(what)}</button> ({total - shown} more)</p>"
+        f'<p class="more"><button type="button" class="show-all" data-show-all="{kind}">{escape(label)}</button> '
+        f"{escape(t('({count} more)', count=total - shown))}</p>"
     )
 
 
 def _file_row(report: Report, row: FileRow) -> str:
     names = report.target_names
     tallies = "".join(
-        _tally_cell(row.findings[n], report.label(n), n, f"route {row.route[n]}" if row.route[n] else "") for n in names
+        _tally_cell(row.findings[n], report.label(n), n, t("route {id}", id=row.route[n]) if row.route[n] else "")
+        for n in names
     )
     return (
         f'<tr data-file="{row.stored}"><td class="path" data-value="{escape(row.path)}">'
@@ -597,12 +741,17 @@ def _file_row(report: Report, row: FileRow) -> str:
 
 def _files_table(report: Report, touched: list[FileRow], untouched: int) -> str:
     rows = "".join(_file_row(report, f) for f in touched[:TOP_FILES])
-    more = _show_all("files", len(touched), TOP_FILES, "files with findings")
+    more = _show_all("files", len(touched), TOP_FILES, t("Show all {count} files with findings", count=len(touched)))
+    caption = tn(
+        "Files with findings, heaviest first (blocker · manual · mechanical per target, and the route the file "
+        "takes there); {count} more file have none. Open a file for its lines. Click a heading to sort.",
+        "Files with findings, heaviest first (blocker · manual · mechanical per target, and the route the file "
+        "takes there); {count} more files have none. Open a file for its lines. Click a heading to sort.",
+        untouched,
+    )
     return (
-        '<div class="scroll"><table class="sortable" id="files"><caption>Files with findings, heaviest first '
-        f"(blocker · manual · mechanical per target, and the route the file takes there); {untouched} more "
-        f"file{'s' if untouched != 1 else ''} have none. Open a file for its lines. Click a heading to sort."
-        f"</caption><thead><tr>{_heading(0, 'file', 'text')}{_heading(1, 'lines', 'number', 'num')}"
+        f'<div class="scroll"><table class="sortable" id="files"><caption>{escape(caption)}'
+        f"</caption><thead><tr>{_heading(0, t('file'), 'text')}{_heading(1, t('lines'), 'number', 'num')}"
         f"{_target_headings(report, 2)}</tr></thead><tbody>{rows}</tbody></table></div>{more}"
     )
 
@@ -616,7 +765,7 @@ def _dependency_section(report: Report) -> str:
         for dep in area.dependencies:
             used = ", ".join(f"<code>{escape(name)}</code> {count}" for name, count in dep.apis.most_common(5))
             if len(dep.apis) > 5:
-                used += f" (+{len(dep.apis) - 5} more)"
+                used = _h(N_("{names} (+{count} more)"), names=used, count=str(len(dep.apis) - 5))
             cells = "".join(_availability_words_cell(dep.targets[n], n) for n in names)
             rows.append(
                 f'<tr data-rule="{escape(dep.rule)}"><td data-value="{escape(dep.family)}">'
@@ -625,13 +774,14 @@ def _dependency_section(report: Report) -> str:
                 f"<td>{used}</td>{cells}</tr>"
             )
         head = "".join(_heading(4 + i, report.label(n), "text", "target") for i, n in enumerate(names))
+        shown = t(area.name)
+        caption = t("{about}: most used first, and what each target offers. Click a heading to sort.", about=area.about)
         tables.append(
-            f'<h3 id="area-{_slug(area.name)}">{escape(area.name[:1].upper() + area.name[1:])}</h3>'
+            f'<h3 id="area-{_slug(area.name)}">{escape(shown[:1].upper() + shown[1:])}</h3>'
             f'<div class="scroll"><table class="sortable deps" data-area="{escape(area.name)}"><caption>'
-            f"{escape(area.about)}: most used first, and what each target offers. Click a heading to sort."
-            "</caption><thead><tr>"
-            f"{_heading(0, 'library or API family', 'text')}{_heading(1, 'uses', 'number', 'num')}"
-            f"{_heading(2, 'files', 'number', 'num')}{_heading(3, 'names and constructs used', 'text')}"
+            f"{escape(caption)}</caption><thead><tr>"
+            f"{_heading(0, t('library or API family'), 'text')}{_heading(1, t('uses'), 'number', 'num')}"
+            f"{_heading(2, t('files'), 'number', 'num')}{_heading(3, t('names and constructs used'), 'text')}"
             f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
         )
     apis = report.api_names()
@@ -642,13 +792,19 @@ def _dependency_section(report: Report) -> str:
             Group(a.symbol, [Bar(report.label(n), a.targets[n].uses, {"target": n}, "uses") for n in names])
             for a in top
         ]
+        caption = t(
+            "The {count} most used of {total} CUDA names, by difficulty on each target.",
+            count=len(top),
+            total=len(apis),
+        )
         chart = (
-            f"<figure>{stacked_bars('chart-apis', 'Most used CUDA APIs', groups)}<figcaption>The {len(top)} most used "
-            f"of {len(apis)} CUDA names, by difficulty on each target.</figcaption></figure>"
+            f"<figure>{stacked_bars('chart-apis', t('Most used CUDA APIs'), groups)}"
+            f"<figcaption>{escape(caption)}</figcaption></figure>"
         )
     return (
-        '<section id="dependencies"><h2>What the code depends on</h2>'
-        f"{_area_table(report)}{''.join(tables)}<h3>Most used APIs</h3>{chart}{_api_table(report, apis)}</section>"
+        f'<section id="dependencies"><h2>{escape(t("What the code depends on"))}</h2>'
+        f"{_area_table(report)}{''.join(tables)}<h3>{escape(t('Most used APIs'))}</h3>{chart}"
+        f"{_api_table(report, apis)}</section>"
     )
 
 
@@ -668,13 +824,17 @@ def _area_table(report: Report) -> str:
         cells = "".join(_tally_cell(area.targets[n], report.label(n), n) for n in names)
         rows.append(
             f'<tr data-area="{escape(area.name)}"><td data-value="{escape(area.name)}">'
-            f'<a href="#area-{_slug(area.name)}">{escape(area.name)}</a><br><small>{escape(area.about)}</small></td>'
-            f"{_num(area.uses)}{_num(area.files)}{cells}</tr>"
+            f'<a href="#area-{_slug(area.name)}">{escape(t(area.name))}</a><br><small>{escape(area.about)}</small>'
+            f"</td>{_num(area.uses)}{_num(area.files)}{cells}</tr>"
         )
+    caption = t(
+        "The inventory by area: uses, files, and findings per target (blocker · manual · mechanical; portable in the "
+        "tooltip)."
+    )
     return (
-        '<div class="scroll"><table class="sortable" id="areas-table"><caption>The inventory by area: uses, files, '
-        "and findings per target (blocker · manual · mechanical; portable in the tooltip).</caption><thead><tr>"
-        f"{_heading(0, 'area', 'text')}{_heading(1, 'uses', 'number', 'num')}{_heading(2, 'files', 'number', 'num')}"
+        f'<div class="scroll"><table class="sortable" id="areas-table"><caption>{escape(caption)}</caption><thead><tr>'
+        f"{_heading(0, t('area'), 'text')}{_heading(1, t('uses'), 'number', 'num')}"
+        f"{_heading(2, t('files'), 'number', 'num')}"
         f"{_target_headings(report, 3)}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
 
@@ -694,20 +854,24 @@ def _api_row(report: Report, api: ApiUse) -> str:
 
 def _api_table(report: Report, apis: list[ApiUse]) -> str:
     rows = "".join(_api_row(report, a) for a in apis[:TOP_ROWS])
+    caption = t(
+        "The CUDA names found, most used first, with the heaviest difficulty and the counterpart on each target."
+    )
     return (
-        '<div class="scroll"><table class="sortable" id="apis-table"><caption>The CUDA names found, most used first, '
-        "with the heaviest difficulty and the counterpart on each target.</caption><thead><tr>"
-        f"{_heading(0, 'name', 'text')}{_heading(1, 'family', 'text')}"
-        f"{_heading(2, 'uses', 'number', 'num')}{_heading(3, 'files', 'number', 'num')}"
+        f'<div class="scroll"><table class="sortable" id="apis-table"><caption>{escape(caption)}</caption><thead><tr>'
+        f"{_heading(0, t('name'), 'text')}{_heading(1, t('family'), 'text')}"
+        f"{_heading(2, t('uses'), 'number', 'num')}{_heading(3, t('files'), 'number', 'num')}"
         f"{_target_headings(report, 4)}</tr></thead><tbody>{rows}</tbody></table></div>"
-        f"{_show_all('apis', len(apis), TOP_ROWS, 'CUDA names')}"
+        f"{_show_all('apis', len(apis), TOP_ROWS, t('Show all {count} CUDA names', count=len(apis)))}"
     )
 
 
 # ---- verification -------------------------------------------------------------------------------------------------
 def _excluded_note(report: Report) -> str:
     count = len(report.excluded)
-    return f"; {count} director{'y' if count == 1 else 'ies'} with sources excluded" if count else ""
+    if not count:
+        return ""
+    return tn("; {count} directory with sources excluded", "; {count} directories with sources excluded", count)
 
 
 def _verification_section(report: Report) -> str:
@@ -716,17 +880,17 @@ def _verification_section(report: Report) -> str:
     rest = [c for c in report.checks if not c.applies]
     skipped = ""
     if rest:
-        skipped = (
-            '<p class="note">Not indicated by what was found (add them if the code does this anyway): '
-            + ", ".join(escape(c.spec.title) for c in rest)
-            + ".</p>"
+        listed = _h(
+            N_("Not indicated by what was found (add them if the code does this anyway): {checks}."),
+            checks=", ".join(escape(c.spec.title) for c in rest),
         )
-    intro = "<p>After porting, run these checks against the CUDA build; they follow from what this code uses.</p>"
+        skipped = f'<p class="note">{listed}</p>'
+    intro = t("After porting, run these checks against the CUDA build; they follow from what this code uses.")
     if not applying:
-        intro = "<p>No CUDA dependency was found, so there is nothing to compare against a CUDA run.</p>"
+        intro = t("No CUDA dependency was found, so there is nothing to compare against a CUDA run.")
     return (
-        f'<section id="verify"><h2>What to verify after porting</h2>{intro}<ul class="checklist">{items}</ul>'
-        f"{skipped}</section>"
+        f'<section id="verify"><h2>{escape(t("What to verify after porting"))}</h2><p>{escape(intro)}</p>'
+        f'<ul class="checklist">{items}</ul>{skipped}</section>'
     )
 
 
@@ -735,15 +899,16 @@ def _check_item(report: Report, check: CheckItem) -> str:
     threshold = f'<span class="threshold">{inline(spec.threshold)}</span>' if spec.threshold else ""
     found = ""
     if check.triggers:
-        found = " Found: " + "; ".join(
-            f"{escape(t.rule)} ("
-            + ", ".join(f"<code>{escape(n)}</code>" for n in t.names[:4])
-            + (" …" if len(t.names) > 4 else "")
+        triggers = "; ".join(
+            f"{escape(trigger.rule)} ("
+            + ", ".join(f"<code>{escape(n)}</code>" for n in trigger.names[:4])
+            + (" …" if len(trigger.names) > 4 else "")
             + ")"
-            for t in check.triggers
+            for trigger in check.triggers
         )
+        found = _h(N_(" Found: {triggers}"), triggers=triggers)
     details = "".join(
-        f"<p><strong>{escape(report.label(target))}:</strong> {inline(text)}</p>"
+        f"<p><strong>{escape(t('{label}:', label=report.label(target)))}</strong> {inline(text)}</p>"
         for target, text in check.details.items()
     )
     box = f"check-{escape(spec.id)}"
@@ -760,30 +925,40 @@ TOP_PROBLEMS = 100
 
 def _details_section(report: Report) -> str:
     settings = report.settings
-    config = f"<code>{escape(str(settings.config_path))}</code>" if settings.config_path else "defaults"
+    config = f"<code>{escape(str(settings.config_path))}</code>" if settings.config_path else escape(t("defaults"))
     items = [
-        f"<li>configuration: {config}</li>",
-        "<li>rules selected: " + ", ".join(f"<code>{escape(s)}</code>" for s in settings.select) + "</li>",
+        f"<li>{_h(N_('configuration: {file}'), file=config)}</li>",
+        f"<li>{_h(N_('rules selected: {codes}'), codes=_codes(settings.select))}</li>",
     ]
     if settings.ignore:
-        items.append("<li>rules ignored: " + ", ".join(f"<code>{escape(s)}</code>" for s in settings.ignore) + "</li>")
-    excluded = ", ".join(f"<code>{escape(s)}</code>" for s in settings.all_excludes) or "nothing"
-    items.append(f"<li>excluded: {excluded}</li>")
+        items.append(f"<li>{_h(N_('rules ignored: {codes}'), codes=_codes(settings.ignore))}</li>")
+    excluded = _codes(settings.all_excludes) or escape(t("nothing"))
+    items.append(f"<li>{_h(N_('excluded: {globs}'), globs=excluded)}</li>")
     problems = ""
     for title, listed, with_target in (
-        ("Directories with sources that were excluded", report.excluded, False),
-        ("Skipped", report.skipped, False),
-        ("Errors", report.errors, True),
+        (N_("Directories with sources that were excluded"), report.excluded, False),
+        (N_("Skipped"), report.skipped, False),
+        (N_("Errors"), report.errors, True),
     ):
         if not listed:
             continue
         entries = "".join(
-            f"<li><code>{escape(p.path)}</code>"
-            + (f" ({escape(report.label(p.target))})" if with_target and p.target else "")
-            + f": {escape(p.reason)}</li>"
+            "<li>"
+            + _h(
+                N_("{path}: {reason}"),
+                path=f"<code>{escape(p.path)}</code>"
+                + (f" ({escape(report.label(p.target))})" if with_target and p.target else ""),
+                reason=escape(p.reason),
+            )
+            + "</li>"
             for p in listed[:TOP_PROBLEMS]
         )
         if len(listed) > TOP_PROBLEMS:
-            entries += f"<li>…and {len(listed) - TOP_PROBLEMS} more (the JSON report lists them all)</li>"
-        problems += f"<h3>{title} ({len(listed)})</h3><ul>{entries}</ul>"
-    return f'<section id="details"><h2>Scan details</h2><ul>{"".join(items)}</ul>{problems}</section>'
+            more = t("…and {count} more (the JSON report lists them all)", count=len(listed) - TOP_PROBLEMS)
+            entries += f"<li>{escape(more)}</li>"
+        problems += f"<h3>{escape(t(title))} ({len(listed)})</h3><ul>{entries}</ul>"
+    return f'<section id="details"><h2>{escape(t("Scan details"))}</h2><ul>{"".join(items)}</ul>{problems}</section>'
+
+
+def _codes(values: Sequence[str]) -> str:
+    return ", ".join(f"<code>{escape(value)}</code>" for value in values)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 
+from ..i18n import N_, t, tn
 from ..models import Difficulty
 from .effort import WORK, Hours
 from .folders import Folder, focus
@@ -30,12 +31,14 @@ from .phrases import (
     per_1000_lines,
     route_words,
     share_text,
+    status_name,
     tally_text,
     work_title,
 )
 from .routes import dual_stack_note
 from .tally import DIFFICULTIES
 from .verdict import RANKING_RULE, days_range, days_text, scale_meanings
+from .words import clauses, difficulty_name, unit_name
 
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
@@ -74,10 +77,11 @@ def _table(header: list[str], rows: list[list[str]], align_right: set[int] | Non
 
 
 def _more(shown: int, total: int, what: str) -> list[str]:
+    """The line under a list cut short; `what` is N_("…and {count} more <things> (...)")."""
     rest = total - shown
     if rest <= 0:
         return []
-    return ["", f"…and {rest} more {what} (the JSON report lists them all; the HTML report shows them collapsed)."]
+    return ["", t(what, count=rest)]
 
 
 def render_markdown(report: Report) -> str:
@@ -94,75 +98,114 @@ def render_markdown(report: Report) -> str:
 
 
 def _labels(report: Report) -> list[str]:
-    return [text(report.label(t)) for t in report.target_names]
+    return [text(report.label(n)) for n in report.target_names]
 
 
 # ---- header and summary ---------------------------------------------------------------------------------------
 def _header(report: Report) -> list[str]:
     targets = ", ".join(
-        f"**{text(t.label)}** ({text(t.described)})" if t.described else f"**{text(t.label)}**" for t in report.targets
+        f"**{text(n.label)}** ({text(n.described)})" if n.described else f"**{text(n.label)}**" for n in report.targets
     )
-    excluded = (
-        f"; {len(report.excluded)} directories with sources excluded (see Scan details)." if report.excluded else "."
-    )
+    scanned = {
+        "files": report.files_scanned,
+        "lines": report.lines_scanned,
+        "languages": text(languages_text(report)),
+        "skipped": len(report.skipped),
+        "errors": len(report.errors),
+    }
+    if report.excluded:
+        counts = t(
+            "Scanned {files} files, {lines} lines ({languages}); {skipped} skipped, {errors} with errors; {count} "
+            "directories with sources excluded (see Scan details).",
+            count=len(report.excluded),
+            **scanned,
+        )
+    else:
+        counts = t(
+            "Scanned {files} files, {lines} lines ({languages}); {skipped} skipped, {errors} with errors.", **scanned
+        )
     return [
-        f"# CUDA migration assessment: {', '.join(code(p) for p in report.paths)}",
+        t("# CUDA migration assessment: {paths}", paths=", ".join(code(p) for p in report.paths)),
         "",
-        f"Generated {report.generated} by cudaport {report.tool_version} for {targets}.",
-        f"Scanned {report.files_scanned} files, {report.lines_scanned} lines ({text(languages_text(report))}); "
-        f"{len(report.skipped)} skipped, {len(report.errors)} with errors{excluded}",
+        t(
+            "Generated {when} by cudaport {version} for {targets}.",
+            when=report.generated,
+            version=report.tool_version,
+            targets=targets,
+        ),
+        counts,
         "",
     ]
 
 
 def _summary(report: Report) -> list[str]:
     names = report.target_names
-    summaries = [report.summaries[t] for t in names]
-    out = ["## Summary", "", text(cheapest_sentence(report)), ""]
+    summaries = [report.summaries[n] for n in names]
+    out = [t("## Summary"), "", text(cheapest_sentence(report)), ""]
     rows: list[list[str]] = [
-        ["**verdict**", *[f"**{s.scale.title.lower()}**" for s in summaries]],
-        ["effort (person-days)", *[days_range(s.effort.days) for s in summaries]],
-        ["person-days per 1,000 lines", *[per_1000_lines(s) for s in summaries]],
-        ["route", *[text(route_words(report, s)) for s in summaries]],
+        [t("**verdict**"), *[f"**{s.scale.words}**" for s in summaries]],
+        [t("effort (person-days)"), *[days_range(s.effort.days) for s in summaries]],
+        [t("person-days per 1,000 lines"), *[per_1000_lines(s) for s in summaries]],
+        [t("route"), *[text(route_words(report, s)) for s in summaries]],
     ]
     if len(names) > 1:
-        rows.append(["rank", *[str(report.ranking.index(t) + 1) for t in names]])
+        rows.append([t("rank"), *[str(report.ranking.index(n) + 1) for n in names]])
     for difficulty, words in FILE_ROWS:
-        rows.append([words, *[share_text(s.files[difficulty], s.files.total) for s in summaries]])
+        rows.append([text(t(words)), *[share_text(s.files[difficulty], s.files.total) for s in summaries]])
     for difficulty in DIFFICULTIES:
         rows.append(
-            [f"findings {difficulty.label}", *[share_text(s.findings[difficulty], s.findings.total) for s in summaries]]
+            [
+                text(t("findings {difficulty}", difficulty=difficulty_name(difficulty))),
+                *[share_text(s.findings[difficulty], s.findings.total) for s in summaries],
+            ]
         )
-    rows.append(["findings in all", *[str(s.findings.total) for s in summaries]])
-    rows.append(["files that need a person", *[share_text(s.files_needing_person, s.files.total) for s in summaries]])
-    rows.append([f"fixable by {code('cudaport fix')}", *[str(s.fixable) for s in summaries]])
+    rows.append([t("findings in all"), *[str(s.findings.total) for s in summaries]])
+    rows.append(
+        [t("files that need a person"), *[share_text(s.files_needing_person, s.files.total) for s in summaries]]
+    )
+    rows.append([t("fixable by {command}", command=code("cudaport fix")), *[str(s.fixable) for s in summaries]])
     out += _table(["", *_labels(report)], rows, set(range(1, len(names) + 1)))
-    out += ["", "A file counts under its heaviest finding; the four file rows add up to every file scanned.", ""]
+    out += ["", t("A file counts under its heaviest finding; the four file rows add up to every file scanned."), ""]
     for summary in summaries:
-        out.append(f"**{text(summary.target.label)}: {summary.scale.title.lower()}** because")
+        out.append(t("**{label}: {verdict}** because", label=text(summary.target.label), verdict=summary.scale.words))
         out.extend(f"- {text(reason)}" for reason in summary.reasons)
         if any(share.files for share in summary.plan.shares.values()):
-            out.append(f"- route {text(route_words(report, summary))}: {text(summary.plan.why)}")
+            out.append(
+                t(
+                    "- route {route}: {why}",
+                    route=text(route_words(report, summary)),
+                    why=text(summary.plan.why),
+                )
+            )
         out.append("")
-    out.append("The scale:")
+    out.append(t("The scale:"))
     out.append("")
     for scale, meaning in scale_meanings(report.effort).items():
-        out.append(f"- **{scale.title.lower()}**: {text(meaning)}")
-    out.append(f"- ranking of targets: {text(RANKING_RULE)}")
+        out.append(t("- **{scale}**: {meaning}", scale=scale.words, meaning=text(meaning)))
+    out.append(t("- ranking of targets: {rule}", rule=text(t(RANKING_RULE))))
     out.append("")
-    out.append(
-        "Difficulties: " + "; ".join(f"**{d.label}** {text(DIFFICULTY_MEANINGS[d])}" for d in DIFFICULTIES) + "."
-    )
+    meanings = [
+        t("**{difficulty}** {meaning}", difficulty=difficulty_name(d), meaning=text(t(DIFFICULTY_MEANINGS[d])))
+        for d in DIFFICULTIES
+    ]
+    out.append(t("Difficulties: {meanings}.", meanings=clauses(meanings)))
     out.append("")
     top = report.dependencies[:TOP_DEPENDENCIES]
     if top:
-        out.append(f"Top dependencies ({len(top)} of {len(report.dependencies)}; all under What the code depends on):")
+        out.append(
+            t(
+                "Top dependencies ({count} of {total}; all under What the code depends on):",
+                count=len(top),
+                total=len(report.dependencies),
+            )
+        )
         out.append("")
         rows = [
-            [f"{text(d.family)} ({d.rule})", str(d.uses), str(d.files)] + [text(d.targets[t].status) for t in names]
+            [f"{text(d.family)} ({d.rule})", str(d.uses), str(d.files)]
+            + [text(status_name(d.targets[n].status)) for n in names]
             for d in top
         ]
-        out += _table(["library or API family", "uses", "files", *_labels(report)], rows, {1, 2})
+        out += _table([t("library or API family"), t("uses"), t("files"), *_labels(report)], rows, {1, 2})
         out.append("")
     return out
 
@@ -171,50 +214,60 @@ def _summary(report: Report) -> list[str]:
 def _effort(report: Report) -> list[str]:
     names = report.target_names
     model = report.effort
-    out = ["## Effort", ""]
+    out = [t("## Effort"), ""]
     out.append(
-        "Person-days per target, as a range: each finding costs what its kind and difficulty say (below), the first "
-        "use of a unit of work in full and each further use less; every file with work adds its build and test. "
-        f"A person-day is {days_text(model.hours_per_day)} productive hours."
+        t(
+            "Person-days per target, as a range: each finding costs what its kind and difficulty say (below), the "
+            "first use of a unit of work in full and each further use less; every file with work adds its build and "
+            "test. A person-day is {hours} productive hours.",
+            hours=days_text(model.hours_per_day),
+        )
     )
     out.append("")
-    kinds = [k for k in model.kinds if any(report.summaries[t].effort.kinds[k.name].findings for t in names)]
+    kinds = [k for k in model.kinds if any(report.summaries[n].effort.kinds[k.name].findings for n in names)]
     rows = []
     for kind in kinds:
         cells = []
-        for t in names:
-            total = report.summaries[t].effort.kinds[kind.name]
+        for n in names:
+            total = report.summaries[n].effort.kinds[kind.name]
             cells.append(f"{days_range(model.days(total.hours))} ({total.findings})" if total.findings else "—")
-        rows.append([text(kind.name), *cells])
+        rows.append([text(t(kind.name)), *cells])
     rows.append(
         [
-            "building and testing the files",
+            t("building and testing the files"),
             *[
-                f"{days_range(model.days(report.summaries[t].effort.file_hours))} ({report.summaries[t].effort.files})"
-                for t in names
+                f"{days_range(model.days(report.summaries[n].effort.file_hours))} ({report.summaries[n].effort.files})"
+                for n in names
             ],
         ]
     )
-    rows.append(["**total**", *[f"**{days_range(report.summaries[t].effort.days)}**" for t in names]])
-    out += _table(["kind (person-days, findings or files)", *_labels(report)], rows, set(range(1, len(names) + 1)))
+    rows.append([t("**total**"), *[f"**{days_range(report.summaries[n].effort.days)}**" for n in names]])
+    out += _table([t("kind (person-days, findings or files)"), *_labels(report)], rows, set(range(1, len(names) + 1)))
     out += [
         "",
-        "Assumptions (hours of one engineer; `rules/effort.toml`, overridable under `effort` in the configuration):",
+        t("Assumptions (hours of one engineer; `rules/effort.toml`, overridable under `effort` in the configuration):"),
         "",
     ]
     for kind in kinds:
-        costs = "; ".join(
-            f"{d.label} {_cost(kind.costs[d].first)} h first, {_cost(kind.costs[d].more)} h each further use "
-            f"(per {kind.costs[d].per})"
+        costs = clauses(
+            t(
+                "{difficulty} {first} h first, {more} h each further use (per {unit})",
+                difficulty=difficulty_name(d),
+                first=_cost(kind.costs[d].first),
+                more=_cost(kind.costs[d].more),
+                unit=unit_name(kind.costs[d].per),
+            )
             for d in WORK
         )
-        out.append(f"- **{text(kind.name)}** ({text(kind.about)}): {costs}")
-    out.append(
-        "- **building and testing a file**, by its heaviest finding: "
-        + "; ".join(f"{d.label} {_cost(model.file_hours[d])} h" for d in WORK)
+        out.append(
+            t("- **{kind}** ({about}): {costs}", kind=text(t(kind.name)), about=text(t(kind.about)), costs=costs)
+        )
+    file_costs = clauses(
+        t("{difficulty} {hours} h", difficulty=difficulty_name(d), hours=_cost(model.file_hours[d])) for d in WORK
     )
+    out.append(t("- **building and testing a file**, by its heaviest finding: {costs}", costs=file_costs))
     if model.overridden:
-        out.append(f"- changed by the configuration: {', '.join(code(k) for k in model.overridden)}")
+        out.append(t("- changed by the configuration: {keys}", keys=", ".join(code(k) for k in model.overridden)))
     out.append("")
     return out
 
@@ -225,10 +278,13 @@ def _cost(hours: Hours) -> str:
 
 # ---- routes ---------------------------------------------------------------------------------------------------
 def _routes(report: Report) -> list[str]:
-    out = ["## Routes", ""]
+    out = [t("## Routes"), ""]
     for route in report.routes.values():
-        fix = f" Written by {code(route.fix)}." if route.fix else ""
-        out.append(f"- **{route.id}, {text(route.name)}**: {text(route.about)}.{fix}")
+        named = {"id": route.id, "name": text(route.shown_name), "about": text(route.shown_about)}
+        if route.fix:
+            out.append(t("- **{id}, {name}**: {about}. Written by {command}.", command=code(route.fix), **named))
+        else:
+            out.append(t("- **{id}, {name}**: {about}.", **named))
     out.append("")
     for name in report.target_names:
         summary = report.summaries[name]
@@ -236,34 +292,46 @@ def _routes(report: Report) -> list[str]:
         if not any(share.files for share in plan.shares.values()):
             continue
         route = report.routes[plan.recommended]
-        out.append(f"### {text(summary.target.label)}: route {route.id}, {text(route.name)}")
+        heading = t(
+            "{label}: route {id}, {name}", label=text(summary.target.label), id=route.id, name=text(route.shown_name)
+        )
+        out.append(f"### {heading}")
         out.append("")
-        out.append(f"Why: {text(plan.why)}.")
+        out.append(t("Why: {why}.", why=text(plan.why)))
         out.append("")
         for route_id, share in plan.shares.items():
             if not share.files:
                 continue
             days = report.effort.days(share.hours)
-            line = (
-                f"- **{route_id}** ({text(report.routes[route_id].name)}): {len(share.files)} "
-                f"file{'s' if len(share.files) != 1 else ''}, {days_range(days)} person-days"
-            )
+            parts = [
+                t(
+                    "- **{id}** ({name}): {files}, {days} person-days",
+                    id=route_id,
+                    name=text(report.routes[route_id].shown_name),
+                    files=tn("{count} file", "{count} files", len(share.files)),
+                    days=days_range(days),
+                )
+            ]
             if route_id == "B" and report.routes["B"].language(name):
-                line += f"; rewritten in {text(report.routes['B'].language(name))}"
+                parts.append(t("rewritten in {language}", language=text(report.routes["B"].language(name))))
             if route_id == "C":
-                line += f"; {code(report.routes['C'].fix)}" if report.routes["C"].fix else ""
+                if report.routes["C"].fix:
+                    parts.append(code(report.routes["C"].fix))
                 if share.dual_stack_files:
-                    line += f"; {text(dual_stack_note(share.dual_stack_files, summary.target.label))}"
+                    parts.append(text(dual_stack_note(share.dual_stack_files, summary.target.label)))
                 if share.coverage is not None:
-                    line += (
-                        f"; the dual-stack fix covers {share.coverage.covered} of their findings, "
-                        f"{share.coverage.remaining} remain for a person"
+                    parts.append(
+                        t(
+                            "the dual-stack fix covers {covered} of their findings, {remaining} remain for a person",
+                            covered=share.coverage.covered,
+                            remaining=share.coverage.remaining,
+                        )
                     )
             shown = share.files[:TOP_ROUTE_FILES]
-            line += ": " + ", ".join(code(label) for label, _ in shown)
+            listed = ", ".join(code(label) for label, _ in shown)
             if len(share.files) > len(shown):
-                line += f" and {len(share.files) - len(shown)} more"
-            out.append(line)
+                listed = t("{listed} and {count} more", listed=listed, count=len(share.files) - len(shown))
+            out.append(t("{label}: {text}", label=clauses(parts), text=listed))
         out.append("")
     return out
 
@@ -272,59 +340,80 @@ def _routes(report: Report) -> list[str]:
 def _work(report: Report) -> list[str]:
     names = report.target_names
     labels = _labels(report)
-    out = ["## Where the work is", "", f"Findings per target as {TALLY_ORDER}, heaviest first.", ""]
-    out += ["### By folder", ""]
+    out = [
+        t("## Where the work is"),
+        "",
+        t("Findings per target as {order}, heaviest first.", order=t(TALLY_ORDER)),
+        "",
+    ]
+    out += [t("### By folder"), ""]
     shown = _folder_rows(report.folders)
     rows = [
         [code(f.path or "."), str(f.files), str(f.lines)]
-        + [tally_text(f.findings[t]) for t in names]
-        + [days_range(report.effort.days(f.effort[t])) for t in names]
+        + [tally_text(f.findings[n]) for n in names]
+        + [days_range(report.effort.days(f.effort[n])) for n in names]
         for f in shown
     ]
     out += _table(
-        ["folder", "files", "lines", *labels, *[f"{label}: person-days" for label in labels]],
+        [t("folder"), t("files"), t("lines"), *labels, *[t("{label}: person-days", label=label) for label in labels]],
         rows,
         set(range(1, 3 + 2 * len(names))),
     )
     out.append("")
     out.append(
-        "Top-level folders, with the folder that holds most of the work opened one level; each row counts "
-        "everything below it."
+        t(
+            "Top-level folders, with the folder that holds most of the work opened one level; each row counts "
+            "everything below it."
+        )
     )
     out.append("")
 
-    out += ["### By API", ""]
+    out += [t("### By API"), ""]
     work = report.work[:TOP_WORK]
     examples = _examples(report, work)
     for group in work:
         out.append(f"- {text(work_title(group))} ({text(group.family)}, {group.rule})")
-        cells = "; ".join(f"{text(report.label(t))}: {text(_availability_short(group.targets[t]))}" for t in names)
+        cells = clauses(
+            t("{label}: {text}", label=text(report.label(n)), text=text(_availability_short(group.targets[n])))
+            for n in names
+        )
         out.append(f"  {cells}")
         if examples.get(group.key):
-            out.append(
-                "  in "
-                + ", ".join(f"{code(path)} ({count})" for path, count in examples[group.key])
-                + (
-                    f" and {group.files - len(examples[group.key])} more"
-                    if group.files > len(examples[group.key])
-                    else ""
-                )
-            )
-    out += _more(len(work), len(report.work), "APIs and constructs")
+            listed = ", ".join(f"{code(path)} ({count})" for path, count in examples[group.key])
+            if group.files > len(examples[group.key]):
+                listed = t("{listed} and {count} more", listed=listed, count=group.files - len(examples[group.key]))
+            out.append("  " + t("in {files}", files=listed))
+    out += _more(
+        len(work),
+        len(report.work),
+        N_(
+            "…and {count} more APIs and constructs (the JSON report lists them all; the HTML report shows them "
+            "collapsed)."
+        ),
+    )
     out.append("")
 
-    out += ["### By file", ""]
-    touched = [f for f in report.files if any(f.findings[t].total for t in names)]
+    out += [t("### By file"), ""]
+    touched = [f for f in report.files if any(f.findings[n].total for n in names)]
     rows = [
-        [code(f.path), str(f.lines)] + [tally_text(f.findings[t]) for t in names] + [f.route[t] or "—" for t in names]
+        [code(f.path), str(f.lines)] + [tally_text(f.findings[n]) for n in names] + [f.route[n] or "—" for n in names]
         for f in touched[:TOP_FILES]
     ]
     out += _table(
-        ["file", "lines", *labels, *[f"{label}: route" for label in labels]], rows, set(range(1, 2 + len(names)))
+        [t("file"), t("lines"), *labels, *[t("{label}: route", label=label) for label in labels]],
+        rows,
+        set(range(1, 2 + len(names))),
     )
-    out += _more(min(TOP_FILES, len(touched)), len(touched), "files with findings")
+    out += _more(
+        min(TOP_FILES, len(touched)),
+        len(touched),
+        N_(
+            "…and {count} more files with findings (the JSON report lists them all; the HTML report shows them "
+            "collapsed)."
+        ),
+    )
     untouched = report.files_scanned - len(touched)
-    out += ["", f"{untouched} more file{'s' if untouched != 1 else ''} have no finding.", ""]
+    out += ["", tn("{count} more file have no finding.", "{count} more files have no finding.", untouched), ""]
     return out
 
 
@@ -355,41 +444,42 @@ def _examples(report: Report, groups: list[WorkGroup]) -> dict[str, list[tuple[s
 def _availability_short(availability: Availability) -> str:
     worst = availability.uses.worst
     if worst is None:
-        return "not used"
+        return t("not used")
     top = availability.replacements.most_common(1)
-    return worst.label + (f" → `{top[0][0]}`" if top and worst < Difficulty.BLOCKER else "")
+    return difficulty_name(worst) + (f" → `{top[0][0]}`" if top and worst < Difficulty.BLOCKER else "")
 
 
 # ---- dependencies ---------------------------------------------------------------------------------------------
 def _dependencies(report: Report) -> list[str]:
     names = report.target_names
     labels = _labels(report)
-    out = ["## What the code depends on", ""]
+    out = [t("## What the code depends on"), ""]
     area_rows = [
-        [text(area.name), str(area.uses), str(area.files)] + [tally_text(area.targets[t]) for t in names]
+        [text(t(area.name)), str(area.uses), str(area.files)] + [tally_text(area.targets[n]) for n in names]
         for area in report.areas
     ]
-    out += [f"By area (findings per target: {TALLY_ORDER}):", ""]
-    out += _table(["area", "uses", "files", *labels], area_rows, {1, 2})
+    out += [t("By area (findings per target: {order}):", order=t(TALLY_ORDER)), ""]
+    out += _table([t("area"), t("uses"), t("files"), *labels], area_rows, {1, 2})
     for area in report.areas:
-        out += ["", f"### {text(area.name[:1].upper() + area.name[1:])}", "", f"{text(area.about)}.", ""]
+        shown = t(area.name)
+        out += ["", f"### {text(shown[:1].upper() + shown[1:])}", "", text(t("{about}.", about=area.about)), ""]
         dep_rows = []
         for dep in area.dependencies:
             used = ", ".join(f"{code(name)} {count}" for name, count in dep.apis.most_common(4))
             more = len(dep.apis) - 4
             if more > 0:
-                used += f" (+{more} more)"
+                used = t("{names} (+{count} more)", names=used, count=more)
             dep_rows.append(
                 [f"{text(dep.family)} ({dep.rule})", str(dep.uses), str(dep.files), used]
-                + [text(availability_words(dep.targets[t])) for t in names]
+                + [text(availability_words(dep.targets[n])) for n in names]
             )
         out += _table(
             [
-                "library or API family",
-                "uses",
-                "files",
-                "names and constructs used",
-                *[f"{x} counterpart" for x in labels],
+                t("library or API family"),
+                t("uses"),
+                t("files"),
+                t("names and constructs used"),
+                *[t("{label} counterpart", label=x) for x in labels],
             ],
             dep_rows,
             {1, 2},
@@ -397,20 +487,20 @@ def _dependencies(report: Report) -> list[str]:
     out.append("")
     apis = report.api_names()
     if apis:
-        out += [f"### Most used APIs (top {min(TOP_APIS, len(apis))} of {len(apis)})", ""]
+        out += [t("### Most used APIs (top {count} of {total})", count=min(TOP_APIS, len(apis)), total=len(apis)), ""]
         api_rows = [
             [code(a.symbol), f"{text(a.family)} ({a.rule})", str(a.uses), str(a.files)]
-            + [text(_availability_short(a.targets[t])) for t in names]
+            + [text(_availability_short(a.targets[n])) for n in names]
             for a in apis[:TOP_APIS]
         ]
-        out += _table(["API", "family", "uses", "files", *labels], api_rows, {2, 3})
+        out += _table([t("API"), t("family"), t("uses"), t("files"), *labels], api_rows, {2, 3})
         out.append("")
     return out
 
 
 # ---- verification and scan details ----------------------------------------------------------------------------
 def _verification(report: Report) -> list[str]:
-    out = ["## What to verify after porting", ""]
+    out = [t("## What to verify after porting"), ""]
     for check in (c for c in report.checks if c.applies):
         line = f"- [ ] **{text(check.spec.title)}**"
         if check.spec.threshold:
@@ -419,20 +509,23 @@ def _verification(report: Report) -> list[str]:
         out.append(f"  {text(check.spec.check)}")
         why = text(check.spec.why)
         if check.triggers:
-            why += " Found: " + "; ".join(
-                f"{t.rule} ({', '.join(code(n) for n in t.names[:4])}{' …' if len(t.names) > 4 else ''})"
-                for t in check.triggers
+            triggers = "; ".join(
+                f"{trigger.rule} ({', '.join(code(name) for name in trigger.names[:4])}"
+                f"{' …' if len(trigger.names) > 4 else ''})"
+                for trigger in check.triggers
             )
-        out.append(f"  _Why:_ {why}")
+            why += t(" Found: {triggers}", triggers=triggers)
+        out.append(t("  _Why:_ {why}", why=why))
         for target, detail in check.details.items():
-            out.append(f"  _{text(report.label(target))}:_ {text(detail)}")
+            out.append(t("  _{label}:_ {detail}", label=text(report.label(target)), detail=text(detail)))
     skipped = [c for c in report.checks if not c.applies]
     if skipped:
         out += [
             "",
-            "Not indicated by what was found (add them if the code does this anyway): "
-            + ", ".join(text(c.spec.title) for c in skipped)
-            + ".",
+            t(
+                "Not indicated by what was found (add them if the code does this anyway): {checks}.",
+                checks=", ".join(text(c.spec.title) for c in skipped),
+            ),
         ]
     out.append("")
     return out
@@ -440,24 +533,27 @@ def _verification(report: Report) -> list[str]:
 
 def _details(report: Report) -> list[str]:
     settings = report.settings
-    out = ["## Scan details", ""]
-    out.append(f"- configuration: {code(str(settings.config_path)) if settings.config_path else 'defaults'}")
-    out.append(f"- rules selected: {', '.join(code(s) for s in settings.select)}")
+    out = [t("## Scan details"), ""]
+    config = code(str(settings.config_path)) if settings.config_path else t("defaults")
+    out.append("- " + t("configuration: {file}", file=config))
+    out.append("- " + t("rules selected: {codes}", codes=", ".join(code(s) for s in settings.select)))
     if settings.ignore:
-        out.append(f"- rules ignored: {', '.join(code(s) for s in settings.ignore)}")
-    out.append(f"- excluded: {', '.join(code(s) for s in settings.all_excludes) or 'nothing'}")
+        out.append("- " + t("rules ignored: {codes}", codes=", ".join(code(s) for s in settings.ignore)))
+    excluded = ", ".join(code(s) for s in settings.all_excludes) or t("nothing")
+    out.append("- " + t("excluded: {globs}", globs=excluded))
     for title, problems, with_target in (
-        ("directories with sources that were excluded", report.excluded, False),
-        ("skipped", report.skipped, False),
-        ("errors", report.errors, True),
+        (N_("directories with sources that were excluded"), report.excluded, False),
+        (N_("skipped"), report.skipped, False),
+        (N_("errors"), report.errors, True),
     ):
         if not problems:
             continue
-        out.append(f"- {title} ({len(problems)}):")
+        out.append(f"- {t(title)} ({len(problems)}):")
         for p in problems[:TOP_PROBLEMS]:
             where = f" ({text(report.label(p.target))})" if with_target and p.target else ""
-            out.append(f"  - {code(p.path)}{where}: {text(p.reason)}")
+            out.append("  - " + t("{path}: {reason}", path=f"{code(p.path)}{where}", reason=text(p.reason)))
         if len(problems) > TOP_PROBLEMS:
-            out.append(f"  - …and {len(problems) - TOP_PROBLEMS} more (the JSON report lists them all)")
+            more = t("…and {count} more (the JSON report lists them all)", count=len(problems) - TOP_PROBLEMS)
+            out.append(f"  - {more}")
     out.append("")
     return out

@@ -15,6 +15,7 @@ from pathlib import PurePath
 
 from .. import __version__
 from ..config import Settings
+from ..i18n import t
 from ..models import Difficulty
 from ..results import Diagnostic, FileFindings
 from ..ruleset import OTHER_AREA, RuleSet
@@ -35,6 +36,7 @@ from .routes import (
 from .store import FindingStore
 from .tally import Tally
 from .verdict import LANGUAGE_WORDS, Scale, judge, rank, ranking_key
+from .words import clauses
 
 LANGUAGE_NAMES = LANGUAGE_WORDS
 # Findings of these kinds are constructs matched by their shape (a literal 32, an `asm` block) or the user's own
@@ -48,6 +50,9 @@ def language_name(language: str) -> str:
 
 @dataclass(frozen=True)
 class TargetInfo:
+    """A target as the report names it: its label and platform in the active language (the rule data's English
+    looked up in the catalogue), `name` the id machine output keys by."""
+
     name: str
     label: str
     platform: str
@@ -57,7 +62,8 @@ class TargetInfo:
     @property
     def described(self) -> str:
         """The platform and, for versioned targets, the release the verdict is rated for."""
-        return "; ".join(part for part in (self.platform, f"rated for {self.assumes}" if self.assumes else "") if part)
+        rated = t("rated for {release}", release=self.assumes) if self.assumes else ""
+        return clauses(part for part in (self.platform, rated) if part)
 
 
 @dataclass
@@ -493,14 +499,14 @@ class ReportBuilder:
 
     def _api(self, index: int, group: _Group) -> ApiUse:
         rule = self.ruleset.rules.get(group.rule)
-        instead = {t: rule.counterparts.get(t, "") if rule else "" for t in self.names}
+        instead = {name: _shown(rule.counterparts.get(name, "")) if rule else "" for name in self.names}
         return ApiUse(
             symbol=group.symbol,
             rule=group.rule,
             family=_family(self.ruleset, group.rule),
             uses=max(tally.total for tally in group.tallies.values()),
             files=group.files,
-            targets={t: Availability(group.tallies[t], group.replacements[t], instead[t]) for t in self.names},
+            targets={n: Availability(group.tallies[n], group.replacements[n], instead[n]) for n in self.names},
             index=index,
             pattern=group.pattern,
         )
@@ -513,18 +519,20 @@ class ReportBuilder:
         for code, members in by_rule.items():
             rule = self.ruleset.rules.get(code)
             targets = {}
-            for t in self.names:
+            for target in self.names:
                 tally, replacements = Tally(), Counter[str]()
                 for api in members:
-                    tally.merge(api.targets[t].uses)
-                    replacements.update(api.targets[t].replacements)
-                targets[t] = Availability(tally, replacements, rule.counterparts.get(t, "") if rule else "")
+                    tally.merge(api.targets[target].uses)
+                    replacements.update(api.targets[target].replacements)
+                targets[target] = Availability(
+                    tally, replacements, _shown(rule.counterparts.get(target, "")) if rule else ""
+                )
             out.append(
                 Dependency(
                     rule=code,
                     name=rule.name if rule else code,
                     family=_family(self.ruleset, code),
-                    summary=rule.summary if rule else "",
+                    summary=_shown(rule.summary) if rule else "",
                     uses=max(a.uses.total for a in targets.values()),
                     files=self._rule_files[code],
                     apis=Counter({api.symbol: api.uses for api in members}),
@@ -539,16 +547,16 @@ class ReportBuilder:
         """The inventory by area, in rules.toml's order (areas without findings left out; house rules' own areas
         and "other" last)."""
         order = {area.name: index for index, area in enumerate(self.ruleset.areas)}
-        about = {area.name: area.about for area in self.ruleset.areas}
+        about = {area.name: _shown(area.about) for area in self.ruleset.areas}
         members: dict[str, list[Dependency]] = defaultdict(list)
         for dep in dependencies:
             members[dep.area].append(dep)
         out = []
         for name in sorted(members, key=lambda a: (order.get(a, len(order)), a)):
-            tallies = {t: Tally() for t in self.names}
+            tallies = {target: Tally() for target in self.names}
             for dep in members[name]:
-                for t in self.names:
-                    tallies[t].merge(dep.targets[t].uses)
+                for target in self.names:
+                    tallies[target].merge(dep.targets[target].uses)
             out.append(
                 AreaSummary(
                     name,
@@ -587,16 +595,16 @@ def _work_groups(apis: list[ApiUse], ruleset: RuleSet, construct_files: Counter[
         rule = ruleset.rules.get(code)
         names = list(members[0].targets)
         targets = {}
-        for t in names:
+        for target in names:
             tally, replacements = Tally(), Counter[str]()
             for api in members:
-                tally.merge(api.targets[t].uses)
-                replacements.update(api.targets[t].replacements)
-            targets[t] = Availability(tally, replacements, members[0].targets[t].instead)
+                tally.merge(api.targets[target].uses)
+                replacements.update(api.targets[target].replacements)
+            targets[target] = Availability(tally, replacements, members[0].targets[target].instead)
         out.append(
             WorkGroup(
                 code,
-                rule.summary if rule else code,
+                _shown(rule.summary) if rule else code,
                 code,
                 _family(ruleset, code),
                 max(a.uses.total for a in targets.values()),
@@ -620,8 +628,10 @@ def _target_info(ruleset: RuleSet, name: str) -> TargetInfo:
         given = ruleset.versions.get(name)
         release = given or target.versions.newest
         if release:
-            assumes = f"{target.versions.product} {release}" + ("" if given else " (the newest cudaport knows)")
-    return TargetInfo(name, target.label, target.platform, assumes, target.kernels)
+            assumes = f"{target.versions.product} {release}"
+            if not given:
+                assumes = t("{release} (the newest cudaport knows)", release=assumes)
+    return TargetInfo(name, _shown(target.label), _shown(target.platform), assumes, target.kernels)
 
 
 def _area(ruleset: RuleSet, code: str) -> str:
@@ -631,7 +641,13 @@ def _area(ruleset: RuleSet, code: str) -> str:
 
 def _family(ruleset: RuleSet, code: str) -> str:
     rule = ruleset.rules.get(code)
-    return (rule.subject or rule.name) if rule is not None else code
+    return _shown(rule.subject or rule.name) if rule is not None else code
+
+
+def _shown(text: str) -> str:
+    """Prose from the rule data (a summary, a platform, what to use instead) in the active language; the rule
+    data keeps its English, and the catalogues translate what its owners declare."""
+    return t(text) if text else text
 
 
 def _rule_name(ruleset: RuleSet, code: str) -> str:

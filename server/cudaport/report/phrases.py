@@ -1,25 +1,36 @@
-"""Words shared by the Markdown and HTML renderers, so both say the same thing about the same numbers."""
+"""Words shared by the Markdown and HTML renderers, so both say the same thing about the same numbers, in the
+active language (`i18n`): each sentence is one template whose fields a translation may order as it needs."""
 
 from __future__ import annotations
 
+from ..i18n import N_, t, tn
 from ..models import Difficulty
 from .model import Availability, Report, TargetSummary, WorkGroup, language_name
 from .tally import Tally, percent
 from .verdict import days_range, days_text
 
 STATUS_WORDS = {
-    "drop-in": "drop-in",
-    "adapt": "yes, needs a person",
-    "partial": "partly",
-    "none": "no counterpart",
-    "unused": "not used",
+    "drop-in": N_("drop-in"),
+    "adapt": N_("yes, needs a person"),
+    "partial": N_("partly"),
+    "none": N_("no counterpart"),
+    "unused": N_("not used"),
+}
+
+# The status as a table cell says it (the class and data-status keep the English id).
+STATUS_NAMES = {
+    "drop-in": N_("drop-in"),
+    "adapt": N_("adapt"),
+    "partial": N_("partial"),
+    "none": N_("none"),
+    "unused": N_("unused"),
 }
 
 DIFFICULTY_MEANINGS = {
-    Difficulty.PORTABLE: "runs unchanged on the target",
-    Difficulty.MECHANICAL: "a safe rewrite exists (`cudaport fix` applies it)",
-    Difficulty.MANUAL: "a person must change it",
-    Difficulty.BLOCKER: "the target has no counterpart: redesign",
+    Difficulty.PORTABLE: N_("runs unchanged on the target"),
+    Difficulty.MECHANICAL: N_("a safe rewrite exists (`cudaport fix` applies it)"),
+    Difficulty.MANUAL: N_("a person must change it"),
+    Difficulty.BLOCKER: N_("the target has no counterpart: redesign"),
 }
 
 TOP_DIRECTORIES = 12  # bars in the chart of folders
@@ -32,23 +43,32 @@ EXAMPLE_FILES = 3  # files named under each work group in the Markdown
 TOP_PROBLEMS = 50  # skipped files and errors the Markdown lists
 
 
+def status_name(status: str) -> str:
+    return t(STATUS_NAMES[status])
+
+
 def counterpart_names(availability: Availability, limit: int = 3) -> str:
     names = [name for name, _ in availability.replacements.most_common(limit)]
     more = len(availability.replacements) - len(names)
-    return ", ".join(f"`{name}`" for name in names) + (f" (+{more} more)" if more > 0 else "")
+    listed = ", ".join(f"`{name}`" for name in names)
+    return t("{names} (+{count} more)", names=listed, count=more) if more > 0 else listed
 
 
 def availability_words(availability: Availability) -> str:
     """'drop-in → hipMalloc, hipFree' / 'partly: 3 of 5 uses have one; use MIGraphX' / 'no counterpart: ...'."""
     status = availability.status
-    words = STATUS_WORDS[status]
+    words = t(STATUS_WORDS[status])
     if status == "partial":
-        words += f": {availability.with_counterpart} of {availability.uses.total} uses have one"
+        words = t(
+            "partly: {count} of {total} uses have one",
+            count=availability.with_counterpart,
+            total=availability.uses.total,
+        )
     names = counterpart_names(availability)
     if names and status != "none":
         words += f" → {names}"
     if availability.instead and status != "drop-in":
-        words += f"; use {availability.instead}"
+        words = t("{words}; use {instead}", words=words, instead=availability.instead)
     return words
 
 
@@ -61,43 +81,58 @@ def tally_text(tally: Tally) -> str:
     return " / ".join(str(tally[d]) for d in reversed(tuple(Difficulty)))
 
 
-TALLY_ORDER = "blocker / manual / mechanical / portable"
+TALLY_ORDER = N_("blocker / manual / mechanical / portable")
 
 
 def cheapest_sentence(report: Report) -> str:
     if len(report.targets) == 1:
         only = report.summaries[report.cheapest]
-        return f"Only {only.target.label} was assessed: {verdict_words(only)}."
+        return t("Only {label} was assessed: {verdict}.", label=only.target.label, verdict=verdict_words(only))
     first = report.summaries[report.ranking[0]]
-    rest = ", then ".join(f"{report.label(t)} ({effort_words(report.summaries[t])})" for t in report.ranking[1:])
-    return f"Cheapest target: {first.target.label} ({verdict_words(first)}), then {rest}."
+    rest = [
+        t("{label} ({effort})", label=report.label(name), effort=effort_words(report.summaries[name]))
+        for name in report.ranking[1:]
+    ]
+    then = rest[0]
+    for item in rest[1:]:
+        then = t("{first}, then {next}", first=then, next=item)
+    return t(
+        "Cheapest target: {label} ({verdict}), then {rest}.",
+        label=first.target.label,
+        verdict=verdict_words(first),
+        rest=then,
+    )
 
 
 def effort_words(summary: TargetSummary) -> str:
     """'12–30 person-days'."""
-    return f"{days_range(summary.effort.days)} person-days"
+    return t("{days} person-days", days=days_range(summary.effort.days))
 
 
 def verdict_words(summary: TargetSummary) -> str:
     """'moderate change, 12–30 person-days'."""
     if not summary.effort.hours.high:
-        return summary.scale.title.lower()
-    return f"{summary.scale.title.lower()}, {effort_words(summary)}"
+        return summary.scale.words
+    return t("{verdict}, {effort}", verdict=summary.scale.words, effort=effort_words(summary))
 
 
 def route_words(report: Report, summary: TargetSummary) -> str:
     """'C: dual-stack coexistence'."""
     if not any(share.files for share in summary.plan.shares.values()):
-        return "none needed"
+        return t("none needed")
     route = report.routes[summary.plan.recommended]
-    return f"{route.id}: {route.name}"
+    return t("{route}: {name}", route=route.id, name=route.shown_name)
 
 
 def work_title(group: WorkGroup) -> str:
     """'`cudaMalloc` — 412 uses in 96 files' (a construct by its summary)."""
     name = f"`{group.title}`" if not group.pattern else group.title
-    uses, files = group.uses, group.files
-    return f"{name} — {uses} use{'s' if uses != 1 else ''} in {files} file{'s' if files != 1 else ''}"
+    return t(
+        "{name} — {uses} in {files}",
+        name=name,
+        uses=tn("{count} use", "{count} uses", group.uses),
+        files=tn("{count} file", "{count} files", group.files),
+    )
 
 
 def per_1000_lines(summary: TargetSummary) -> str:
@@ -106,12 +141,12 @@ def per_1000_lines(summary: TargetSummary) -> str:
 
 # The partition of the scanned files each verdict card and table shows; the rows add up to every file scanned.
 FILE_ROWS = (
-    (Difficulty.PORTABLE, "files unchanged (portable or no finding)"),
-    (Difficulty.MECHANICAL, "files with safe rewrites only"),
-    (Difficulty.MANUAL, "files a person changes (no blocker)"),
-    (Difficulty.BLOCKER, "files with a blocker"),
+    (Difficulty.PORTABLE, N_("files unchanged (portable or no finding)")),
+    (Difficulty.MECHANICAL, N_("files with safe rewrites only")),
+    (Difficulty.MANUAL, N_("files a person changes (no blocker)")),
+    (Difficulty.BLOCKER, N_("files with a blocker")),
 )
 
 
 def languages_text(report: Report) -> str:
-    return ", ".join(f"{language_name(k)} {v}" for k, v in sorted(report.languages.items())) or "none"
+    return ", ".join(f"{language_name(k)} {v}" for k, v in sorted(report.languages.items())) or t("none")

@@ -1,6 +1,9 @@
 """The report as JSON: the same numbers as the HTML and Markdown, and every finding, for other tools (shape
 documented in README). Written piece by piece (`iter_json`), one top-level key per line and one list item per
-line, so that a report of any size is never one string in memory."""
+line, so that a report of any size is never one string in memory.
+
+Keys, ids, rule codes, difficulty and status names stay English whatever the language; the prose (verdict reasons,
+routes, checks, summaries, messages) is in the report's `language`."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from .. import i18n
 from ..models import Difficulty
 from .effort import WORK, EffortModel, Estimate, Hours
 from .folders import Folder
@@ -29,6 +33,7 @@ def iter_json(report: Report) -> Iterator[str]:
     head: list[tuple[str, Any]] = [
         ("version", SCHEMA_VERSION),
         ("tool", {"name": "cudaport", "version": report.tool_version}),
+        ("language", i18n.language()),
         ("generated", report.generated),
         ("paths", report.paths),
         (
@@ -66,7 +71,7 @@ def iter_json(report: Report) -> Iterator[str]:
                 "levels": [
                     {"id": s.id, "title": s.title, "meaning": m} for s, m in scale_meanings(report.effort).items()
                 ],
-                "unit": "person-days (high end of the estimate) per 1,000 lines of code",
+                "unit": i18n.t("person-days (high end of the estimate) per 1,000 lines of code"),
                 "code_languages": list(report.effort.code_languages),
                 "minor": report.effort.minor,
                 "moderate": report.effort.moderate,
@@ -76,11 +81,14 @@ def iter_json(report: Report) -> Iterator[str]:
         ("effort", _model(report.effort)),
         (
             "routes",
-            {r.id: {"name": r.name, "about": r.about, "fix": r.fix or None} for r in report.routes.values()},
+            {
+                r.id: {"name": r.shown_name, "about": r.shown_about, "fix": r.fix or None}
+                for r in report.routes.values()
+            },
         ),
         ("verdicts", {name: _verdict(report, report.summaries[name]) for name in names}),
         ("ranking", report.ranking),
-        ("ranking_rule", RANKING_RULE),
+        ("ranking_rule", i18n.t(RANKING_RULE)),
         ("cheapest", report.cheapest),
         ("folders", _folder(report.folders, names)),
     ]
@@ -230,7 +238,7 @@ def _model(model: EffortModel) -> dict[str, Any]:
         "kinds": [
             {
                 "name": k.name,
-                "about": k.about,
+                "about": i18n.t(k.about) if k.about else k.about,
                 "rules": list(k.rules),
                 "areas": list(k.areas),
                 "findings": list(k.findings),

@@ -8,10 +8,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from ..i18n import t, tn
 from ..models import Difficulty
 from ..results import Diagnostic
 from ..ruleset import RuleDataError, RuleSet
 from .effort import NO_HOURS, EffortMeter, EffortModel, Hours
+from .words import clauses
 
 TABLE = "routes"
 IDS = ("A", "B", "C")
@@ -29,12 +31,23 @@ class Route:
     difficulty: Difficulty | None = None
     languages: Mapping[str, str] = field(default_factory=dict)
 
+    # The rule data's English is kept as it is (JSON keys and tests read it); these give it in the active language.
     @property
     def title(self) -> str:
-        return f"Route {self.id}: {self.name}"
+        return t("Route {id}: {name}", id=self.id, name=self.shown_name)
+
+    @property
+    def shown_name(self) -> str:
+        return t(self.name)
+
+    @property
+    def shown_about(self) -> str:
+        return t(self.about)
 
     def language(self, target: str) -> str:
-        return self.languages.get(target, self.languages.get("default", ""))
+        """What route B rewrites kernels in on `target`, in the active language."""
+        text = self.languages.get(target, self.languages.get("default", ""))
+        return t(text) if text else ""
 
 
 def load_routes(ruleset: RuleSet, model: EffortModel) -> dict[str, Route]:
@@ -188,61 +201,94 @@ def recommend(
 
     with_files = [r for r in ("B", "C", "A") if shares[r].files]
     if not with_files:
-        return RoutePlan("A", "nothing to port", shares)
+        return RoutePlan("A", t("nothing to port"), shares)
     chosen = max(with_files, key=lambda r: (round(portion(r), 6), -("B", "C", "A").index(r)))
     others = ", ".join(f"{r}: {portion(r):.0%}" for r in IDS if r != chosen and shares[r].files)
-    lead = f"{portion(chosen):.0%} of the estimated effort" + (f" (the rest: {others})" if others else "")
+    chosen_share = f"{portion(chosen):.0%}"
+    if others:
+        lead = t("{share} of the estimated effort (the rest: {others})", share=chosen_share, others=others)
+    else:
+        lead = t("{share} of the estimated effort", share=chosen_share)
     b, c, a = shares["B"], shares["C"], shares["A"]
     if chosen == "B":
-        device = ", ".join(f"{name(rule)} ({count})" for rule, count in b.causes.most_common() if count)
+        device = [f"{name(rule)} ({count})" for rule, count in b.causes.most_common() if count]
         what = (
-            f"{b.kernels} kernel{_s(b.kernels)} and the device code around {'them' if b.kernels != 1 else 'it'}"
+            tn(
+                "{count} kernel and the device code around it",
+                "{count} kernels and the device code around them",
+                b.kernels,
+            )
             if b.kernels
-            else "device code"
+            else t("device code")
         )
-        why = (
-            f"{lead} is in {len(b.files)} file{_s(len(b.files))} with {what} that {label} cannot run as written "
-            f"({_first(device, 4)}): that code is rewritten in {routes['B'].language(target)}, and the rewrite "
-            "shapes the port"
+        why = t(
+            "{lead} is in {files} with {what} that {label} cannot run as written ({causes}): that code is rewritten "
+            "in {language}, and the rewrite shapes the port",
+            lead=lead,
+            files=_files(len(b.files)),
+            what=what,
+            label=label,
+            causes=_first(device, 4),
+            language=routes["B"].language(target),
         )
         return RoutePlan("B", why, shares)
     if chosen == "C":
         parts = [
-            f"{family(rule)} ({count} use{_s(count)})" for rule, count in c.causes.most_common() if rule != "dual-stack"
+            tn("{name} ({count} use)", "{name} ({count} uses)", count, name=family(rule))
+            for rule, count in c.causes.most_common()
+            if rule != "dual-stack"
         ][:4]
         count = len(c.files) - c.dual_stack_files
-        reasons = [f"{lead} is in {len(c.files)} file{_s(len(c.files))}"]
+        reasons = [t("{lead} is in {files}", lead=lead, files=_files(len(c.files)))]
         if parts:
             reasons.append(
-                f"{count} use{'' if count != 1 else 's'} what {label} has no counterpart for ({', '.join(parts)}) "
-                f"and {'keep their' if count != 1 else 'keeps its'} CUDA path while the rest moves"
+                tn(
+                    "{count} uses what {label} has no counterpart for ({parts}) and keeps its CUDA path while the "
+                    "rest moves",
+                    "{count} use what {label} has no counterpart for ({parts}) and keep their CUDA path while the "
+                    "rest moves",
+                    count,
+                    label=label,
+                    parts=", ".join(parts),
+                )
             )
         if c.dual_stack_files:
             done = c.dual_stack_files
             reasons.append(dual_stack_note(done, label))
-        return RoutePlan("C", "; ".join(reasons), shares)
+        return RoutePlan("C", clauses(reasons), shares)
     findings = sum(a.causes.values())
-    used = ", ".join(f"{name(rule)} ({count})" for rule, count in a.causes.most_common())
-    why = (
-        f"{lead} is in {len(a.files)} file{_s(len(a.files))} whose CUDA dependencies all have a counterpart on "
-        f"{label} ({_first(used, 4)}): {a.renames} of their {findings} findings are renames `cudaport fix` applies, "
-        "the rest are adapted by a person"
+    used = [f"{name(rule)} ({count})" for rule, count in a.causes.most_common()]
+    why = t(
+        "{lead} is in {files} whose CUDA dependencies all have a counterpart on {label} ({causes}): {renames} of "
+        "their {findings} findings are renames `cudaport fix` applies, the rest are adapted by a person",
+        lead=lead,
+        files=_files(len(a.files)),
+        label=label,
+        causes=_first(used, 4),
+        renames=a.renames,
+        findings=findings,
     )
     return RoutePlan("A", why, shares)
 
 
 def dual_stack_note(count: int, label: str) -> str:
     """What the engine's `ported` mark says of route C's files, and no more."""
-    return (
-        f"{count} already {'holds' if count == 1 else 'hold'} code written for {label} (a dual-stack branch, a "
-        "portability mapping, or its own definition of a CUDA name)"
+    return tn(
+        "{count} already holds code written for {label} (a dual-stack branch, a portability mapping, or its own "
+        "definition of a CUDA name)",
+        "{count} already hold code written for {label} (a dual-stack branch, a portability mapping, or its own "
+        "definition of a CUDA name)",
+        count,
+        label=label,
     )
 
 
-def _first(listed: str, count: int) -> str:
-    parts = listed.split(", ")
-    return ", ".join(parts[:count]) + (f" and {len(parts) - count} more" if len(parts) > count else "")
+def _first(parts: list[str], count: int) -> str:
+    listed = ", ".join(parts[:count])
+    if len(parts) > count:
+        return t("{listed} and {count} more", listed=listed, count=len(parts) - count)
+    return listed
 
 
-def _s(count: int) -> str:
-    return "" if count == 1 else "s"
+def _files(count: int) -> str:
+    return tn("{count} file", "{count} files", count)

@@ -12,8 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
 
+from ..i18n import N_, t
 from ..models import Difficulty
 from .tally import DIFFICULTIES, Tally
+from .words import difficulty_name
 
 COLORS = {
     Difficulty.PORTABLE: "#9aa5b1",
@@ -32,14 +34,16 @@ BAR_LABEL_MAX = 150  # widest per-bar label column
 GAP = 8  # between a label and what follows it
 LEGEND = 26  # height of the legend line
 WIDTH = 880
+# What a bar counts, as its value is written ("173 findings"); a unit not listed is written after the number.
+UNITS = {"findings": N_("{count} findings"), "files": N_("{count} files"), "uses": N_("{count} uses")}
 
 
 @dataclass
 class Bar:
-    label: str  # a target's label, or what the bar measures ("findings", "files")
+    label: str  # a target's label, or what the bar measures ("findings", "files"), as the page shows it
     tally: Tally
     attrs: Mapping[str, str] = field(default_factory=dict)  # extra data-* attributes, on the bar and its segments
-    unit: str = "findings"
+    unit: str = "findings"  # a key of UNITS
 
 
 @dataclass
@@ -130,7 +134,9 @@ def stacked_bars(chart_id: str, title: str, groups: Sequence[Group], share: bool
 
 
 def _value(bar: Bar) -> str:
-    return f"{bar.tally.total} {bar.unit}"
+    """'173 findings', in the active language."""
+    template = UNITS.get(bar.unit)
+    return t(template, count=bar.tally.total) if template else f"{bar.tally.total} {bar.unit}"
 
 
 def _bar(chart_id: str, group: Group, bar: Bar, x: float, y: int, area: float, largest: int, share: bool) -> str:
@@ -147,7 +153,14 @@ def _bar(chart_id: str, group: Group, bar: Bar, x: float, y: int, area: float, l
         if not count:
             continue
         width = area * count / scale_total if scale_total else 0.0
-        tip = f"{group.name} · {bar.label}: {count} {difficulty.label} of {total} {bar.unit}"
+        tip = t(
+            "{group} · {bar}: {count} {difficulty} of {value}",
+            group=group.name,
+            bar=bar.label,
+            count=count,
+            difficulty=difficulty_name(difficulty),
+            value=_value(bar),
+        )
         out.append(
             f'<rect x="{x + offset:.2f}" y="{y}" width="{width:.2f}" height="{ROW}" fill="{COLORS[difficulty]}" '
             f'data-difficulty="{difficulty.label}" data-count="{count}"><title>{escape(tip)}</title></rect>'
@@ -165,8 +178,9 @@ def _legend(x: float) -> str:
     parts = ['<g class="legend">']
     for difficulty in DIFFICULTIES:
         parts.append(f'<rect x="{x:.1f}" y="6" width="12" height="12" fill="{COLORS[difficulty]}"/>')
-        parts.append(_text(x + 16, 16, difficulty.label, "legend-label"))
-        x += 16 + text_width(difficulty.label, SMALL_FONT) + 18
+        name = difficulty_name(difficulty)
+        parts.append(_text(x + 16, 16, name, "legend-label"))
+        x += 16 + text_width(name, SMALL_FONT) + 18
     parts.append("</g>")
     return "".join(parts)
 

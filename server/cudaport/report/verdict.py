@@ -10,9 +10,11 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..i18n import N_, t, tn
 from ..models import Difficulty
 from .effort import EffortModel, Estimate, Hours
 from .tally import Tally, percent
+from .words import both
 
 LANGUAGE_WORDS = {"c": "C/C++/CUDA", "python": "Python"}
 
@@ -29,27 +31,54 @@ class Scale(enum.IntEnum):
 
     @property
     def title(self) -> str:
-        return self.name.capitalize().replace("_", " ")
+        """'Major change', in the active language (a heading, a badge)."""
+        return t(_TITLES[self])
+
+    @property
+    def words(self) -> str:
+        """'major change', in the active language (inside a sentence or a table)."""
+        return t(_WORDS[self])
+
+
+_TITLES = {
+    Scale.ZERO_CHANGE: N_("Zero change"),
+    Scale.MINOR_CHANGE: N_("Minor change"),
+    Scale.MODERATE_CHANGE: N_("Moderate change"),
+    Scale.MAJOR_CHANGE: N_("Major change"),
+}
+_WORDS = {
+    Scale.ZERO_CHANGE: N_("zero change"),
+    Scale.MINOR_CHANGE: N_("minor change"),
+    Scale.MODERATE_CHANGE: N_("moderate change"),
+    Scale.MAJOR_CHANGE: N_("major change"),
+}
 
 
 def scale_meanings(model: EffortModel) -> dict[Scale, str]:
     minor, moderate = days_text(model.minor), days_text(model.moderate)
-    code = " and ".join(LANGUAGE_WORDS.get(language, language) for language in model.code_languages)
+    code = both(LANGUAGE_WORDS.get(language, language) for language in model.code_languages)
     return {
-        Scale.ZERO_CHANGE: "runs unchanged: no finding needs any work (every one is portable, or there is none)",
-        Scale.MINOR_CHANGE: (
-            f"the estimate's high end is at most {minor} person-days per 1,000 lines of code ({code}; a tree with "
-            f"fewer counts as {model.lines_at_least:,})"
+        Scale.ZERO_CHANGE: t("runs unchanged: no finding needs any work (every one is portable, or there is none)"),
+        Scale.MINOR_CHANGE: t(
+            "the estimate's high end is at most {minor} person-days per 1,000 lines of code ({code}; a tree with "
+            "fewer counts as {lines})",
+            minor=minor,
+            code=code,
+            lines=f"{model.lines_at_least:,}",
         ),
-        Scale.MODERATE_CHANGE: f"more than {minor}, at most {moderate} person-days per 1,000 lines of code",
-        Scale.MAJOR_CHANGE: (
-            f"more than {moderate} person-days per 1,000 lines of code: a large share of what writing the code anew "
-            "would cost"
+        Scale.MODERATE_CHANGE: t(
+            "more than {minor}, at most {moderate} person-days per 1,000 lines of code", minor=minor, moderate=moderate
+        ),
+        Scale.MAJOR_CHANGE: t(
+            "more than {moderate} person-days per 1,000 lines of code: a large share of what writing the code anew "
+            "would cost",
+            moderate=moderate,
         ),
     }
 
 
-RANKING_RULE = (
+# The English stays in the code; shown with t(RANKING_RULE).
+RANKING_RULE = N_(
     "cheapest first: the least estimated effort (the middle of its range), then fewer blocker findings, fewer "
     "manual findings, fewer files that need a person"
 )
@@ -81,7 +110,7 @@ def judge(
     manual = findings[Difficulty.MANUAL]
     mechanical = findings[Difficulty.MECHANICAL]
     if not (blockers or manual or mechanical):
-        reason = "every finding is portable" if findings.total else "no CUDA dependency found"
+        reason = t("every finding is portable") if findings.total else t("no CUDA dependency found")
         return Verdict(Scale.ZERO_CHANGE, 0.0, (reason,))
     if density <= model.minor:
         scale = Scale.MINOR_CHANGE
@@ -89,20 +118,44 @@ def judge(
         scale = Scale.MODERATE_CHANGE
     else:
         scale = Scale.MAJOR_CHANGE
-    size = f"{lines:,} lines of code" + (f", counted as {counted:,}" if counted != lines else "")
-    reasons = [f"{days_range(days)} person-days estimated, {days_text(density)} per 1,000 lines ({size})"]
+    if counted != lines:
+        size = t("{lines} lines of code, counted as {counted}", lines=f"{lines:,}", counted=f"{counted:,}")
+    else:
+        size = t("{lines} lines of code", lines=f"{lines:,}")
+    reasons = [
+        t(
+            "{days} person-days estimated, {density} per 1,000 lines ({size})",
+            days=days_range(days),
+            density=days_text(density),
+            size=size,
+        )
+    ]
     if blockers:
         reasons.append(
-            f"{blockers} blocker finding{_s(blockers)} in {files_with_blockers} file{_s(files_with_blockers)}: "
-            "no counterpart on this target, those parts are redesigned"
+            t(
+                "{findings} in {files}: no counterpart on this target, those parts are redesigned",
+                findings=tn("{count} blocker finding", "{count} blocker findings", blockers),
+                files=tn("{count} file", "{count} files", files_with_blockers),
+            )
         )
     if manual:
         reasons.append(
-            f"{manual} manual finding{_s(manual)}; {files_needing_person} of {files_scanned} files "
-            f"({percent(files_needing_person, files_scanned)}) need a person"
+            t(
+                "{findings}; {count} of {total} files ({share}) need a person",
+                findings=tn("{count} manual finding", "{count} manual findings", manual),
+                count=files_needing_person,
+                total=files_scanned,
+                share=percent(files_needing_person, files_scanned),
+            )
         )
     if mechanical:
-        reasons.append(f"{mechanical} mechanical rewrite{_s(mechanical)}, {fixable} of them applied by `cudaport fix`")
+        reasons.append(
+            t(
+                "{rewrites}, {fixable} of them applied by `cudaport fix`",
+                rewrites=tn("{count} mechanical rewrite", "{count} mechanical rewrites", mechanical),
+                fixable=fixable,
+            )
+        )
     return Verdict(scale, density, tuple(reasons))
 
 
@@ -134,7 +187,3 @@ def days_text(value: float) -> str:
     if value < 10:
         return f"{value:.1f}".rstrip("0").rstrip(".")
     return f"{round(value):,}"
-
-
-def _s(count: int) -> str:
-    return "" if count == 1 else "s"

@@ -1,9 +1,18 @@
 // The report's few behaviours, with no network: sortable tables, and groups that open on demand from the
-// compressed block of details in the page (inflated by the browser's DecompressionStream).
+// compressed block of details in the page (inflated by the browser's DecompressionStream). The words it writes
+// come from the page's "report-text" block, in the report's language.
 (function () {
   "use strict";
-  var LEVELS = ["portable", "mech.", "manual", "blocker"];
+  var TEXT = JSON.parse(document.getElementById("report-text").textContent);
+  var LEVELS = TEXT.levels;
   var CLASSES = ["portable", "mechanical", "manual", "blocker"];
+
+  // A message of TEXT with its {fields} filled in.
+  function say(key, fields) {
+    return TEXT[key].replace(/\{(\w+)\}/g, function (whole, name) {
+      return fields && Object.prototype.hasOwnProperty.call(fields, name) ? String(fields[name]) : whole;
+    });
+  }
 
   // ---- building elements (text always through textContent: nothing from the code base becomes markup) -----------
   function el(tag, attrs, children) {
@@ -41,7 +50,7 @@
         "data-target": target,
         "data-value": tallyValue(t),
         "data-counts": t.join(" "),
-        title: label + ": " + t[0] + " blocker, " + t[1] + " manual, " + t[2] + " mechanical, " + t[3] + " portable",
+        title: say("tally", { label: label, blocker: t[0], manual: t[1], mechanical: t[2], portable: t[3] }),
       },
       note ? parts.concat([el("small", { class: "effort" }, [note])]) : parts
     );
@@ -52,8 +61,8 @@
     if (worst < 0) return el("td", { "data-target": target, "data-value": -1, class: "muted" }, ["—"]);
     var children = [el("span", { class: "d-" + CLASSES[worst] }, [LEVELS[worst]])];
     if (a[1] && worst < 3) children.push(" ", el("code", { class: "counterpart" }, [a[1]]));
-    var tip = label + ": " + a[2] + " blocker, " + a[3] + " manual, " + a[4] + " mechanical, " + a[5] + " portable";
-    if (a[1]) tip += "; counterpart " + a[1];
+    var tip = say("tally", { label: label, blocker: a[2], manual: a[3], mechanical: a[4], portable: a[5] });
+    if (a[1]) tip = say("counterpart", { tip: tip, name: a[1] });
     return el("td", { "data-target": target, "data-value": worst, title: tip }, children);
   }
 
@@ -76,9 +85,9 @@
   function details() {
     if (loaded) return loaded;
     var node = document.getElementById("report-details");
-    if (!node) return Promise.reject(new Error("this page has no details block"));
+    if (!node) return Promise.reject(new Error(say("noDetails")));
     if (typeof DecompressionStream === "undefined") {
-      return Promise.reject(new Error("this browser cannot open the details (no DecompressionStream); the JSON report has every finding"));
+      return Promise.reject(new Error(say("noStream")));
     }
     var binary = atob(node.textContent.trim());
     var bytes = new Uint8Array(binary.length);
@@ -148,16 +157,16 @@
     data.targets.forEach(function (target, t) {
       if (row[3].charAt(t) === String(worst) && data.strings[row[4][t]] === message) sharing.push(data.labels[t]);
     });
-    var children = data.targets.length > 1 ? [el("strong", null, [sharing.join(", ") + ": "])] : [];
+    var children = data.targets.length > 1 ? [el("strong", null, [say("labelled", { label: sharing.join(", "), text: "" })])] : [];
     return el("td", { class: "why" }, children.concat(message === null ? [] : inlineText(message)));
   }
 
   function linesTable(data, path, rows) {
-    var head = [el("th", null, ["line"]), el("th", null, ["name"])];
+    var head = [el("th", null, [say("line")]), el("th", null, [say("name")])];
     data.targets.forEach(function (target, t) {
       head.push(el("th", { class: "short", title: data.labels[t] }, [target]));
     });
-    head.push(el("th", { title: "the message of the heaviest target; each target's own is in its cell's tooltip" }, ["why"]));
+    head.push(el("th", { title: say("whyTip") }, [say("why")]));
     var body = rows.map(function (row) {
       var cells = [
         el("td", { class: "where", title: path + ":" + row[0] + ":" + row[1] }, [row[0] + ":" + row[1]]),
@@ -170,7 +179,7 @@
           return;
         }
         var message = data.strings[row[4][t]];
-        cells.push(el("td", { "data-target": target, title: data.labels[t] + ": " + message.replace(/`/g, "") }, [el("span", { class: "d-" + CLASSES[Number(level)] }, [LEVELS[Number(level)]])]));
+        cells.push(el("td", { "data-target": target, title: say("labelled", { label: data.labels[t], text: message.replace(/`/g, "") }) }, [el("span", { class: "d-" + CLASSES[Number(level)] }, [LEVELS[Number(level)]])]));
       });
       cells.push(whyOf(data, row));
       return el("tr", null, cells);
@@ -206,7 +215,7 @@
         el(
           "li",
           { "data-target": data.targets[t] },
-          [el("strong", null, [data.labels[t] + " "]), el("span", { class: "d-" + CLASSES[level] }, [CLASSES[level]]), ": "].concat(inlineText(message))
+          [el("strong", null, [data.labels[t] + " "]), el("span", { class: "d-" + CLASSES[level] }, [TEXT.difficulties[level]]), say("labelled", { label: "", text: "" })].concat(inlineText(message))
         )
       );
     });
@@ -252,7 +261,7 @@
     var row = button.closest("tr");
     var kind = button.getAttribute("data-expand");
     button.setAttribute("aria-expanded", "true");
-    var waiting = kind.indexOf("folder:") === 0 ? null : detailRow(kind, row, el("p", { class: "loading" }, ["opening…"]));
+    var waiting = kind.indexOf("folder:") === 0 ? null : detailRow(kind, row, el("p", { class: "loading" }, [say("opening")]));
     details().then(
       function (data) {
         if (button.getAttribute("aria-expanded") !== "true") return;
@@ -260,7 +269,7 @@
         render(kind, row, data);
       },
       function (error) {
-        if (waiting) waiting.firstChild.textContent = "Cannot open the details: " + error.message;
+        if (waiting) waiting.firstChild.textContent = say("cannotOpen", { error: error.message });
       }
     );
   }
@@ -288,7 +297,7 @@
     list.sort(function (a, b) {
       return b[1].length - a[1].length || (data.byStored[a[0]][0] < data.byStored[b[0]][0] ? -1 : 1);
     });
-    var head = [el("th", null, ["file"]), el("th", { class: "num" }, ["uses"])];
+    var head = [el("th", null, [say("file")]), el("th", { class: "num" }, [say("uses")])];
     data.targets.forEach(function (target, t) {
       head.push(el("th", { class: "short num", title: data.labels[t] }, [target]));
     });
@@ -322,7 +331,7 @@
         tallyCell(file[2][t], data.labels[t], target),
       ]);
     });
-    var head = el("tr", null, [el("th", null, ["file"]), el("th", { class: "num" }, ["person-days"]), el("th", { class: "target" }, [data.labels[t]])]);
+    var head = el("tr", null, [el("th", null, [say("file")]), el("th", { class: "num" }, [say("personDays")]), el("th", { class: "target" }, [data.labels[t]])]);
     return el("table", { class: "route-files" }, [el("thead", null, [head]), el("tbody", null, body)]);
   }
 
@@ -337,10 +346,10 @@
 
   function folderRow(data, node, depth) {
     var name = node[0] === "" ? "." : node[0].split("/").pop();
-    var label = node[5].length ? expandButton("folder:" + node[0], "show its folders", [name]) : el("span", null, [name]);
+    var label = node[5].length ? expandButton("folder:" + node[0], say("showFolders"), [name]) : el("span", null, [name]);
     var cells = [el("td", { class: "path depth-" + Math.min(depth, 8), title: node[0] || "." }, [label]), num(node[1]), num(node[2])];
     node[3].forEach(function (tally, t) {
-      cells.push(tallyCell(tally, data.labels[t], data.targets[t], days(node[4][t], data) + " d"));
+      cells.push(tallyCell(tally, data.labels[t], data.targets[t], say("days", { days: days(node[4][t], data) })));
     });
     return el("tr", { "data-folder": node[0], "data-depth": depth }, cells);
   }
@@ -373,7 +382,7 @@
         button.parentNode.remove();
       },
       function (error) {
-        button.textContent = "Cannot open the details: " + error.message;
+        button.textContent = say("cannotOpen", { error: error.message });
       }
     );
   }
@@ -395,7 +404,7 @@
     var cells = [el("td", { class: "path", "data-value": file[0] }, [expandButton("file:" + file[4], null, [file[0]])]), num(file[1])];
     file[2].forEach(function (tally, t) {
       var route = file[3].charAt(t);
-      cells.push(tallyCell(tally, data.labels[t], data.targets[t], route === "-" ? "" : "route " + route));
+      cells.push(tallyCell(tally, data.labels[t], data.targets[t], route === "-" ? "" : say("route", { id: route })));
     });
     return el("tr", { "data-file": file[4] }, cells);
   }
