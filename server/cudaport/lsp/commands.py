@@ -64,20 +64,20 @@ class Commands:
         ruleset = resolved.engine.ruleset if resolved is not None else load_ruleset()
         return [
             {
-                "name": t.name,
-                "label": t.label,
-                "platform": t.platform,
-                "aliases": list(t.aliases),
+                "name": info.name,
+                "label": t(info.label),  # the rule data's words, shown in the editor's lists
+                "platform": info.platform,
+                "aliases": list(info.aliases),
                 # versioned targets: whose releases `name@X` counts, and the one assumed without it
                 "versions": {
-                    "product": t.versions.product,
-                    "newest": t.versions.newest,
-                    "generations": list(t.versions.generations),
+                    "product": info.versions.product,
+                    "newest": info.versions.newest,
+                    "generations": list(info.versions.generations),
                 }
-                if t.versions
+                if info.versions
                 else None,
             }
-            for t in ruleset.targets.values()
+            for info in ruleset.targets.values()
         ]
 
     # ---- migrate the workspace --------------------------------------------------------------------------------
