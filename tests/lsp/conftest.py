@@ -4,6 +4,7 @@ recorded capabilities of real editors (VS Code, Neovim, Emacs)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
@@ -250,9 +251,14 @@ class Launcher:
         configuration: dict[str, Any] | None = None,
         capabilities: types.ClientCapabilities | None = None,
         root: Path | None = None,
+        locale: str | None = None,
+        env: dict[str, str] | None = None,
     ) -> Session:
+        """`locale`: initialize's; `env`: variables for the server process (its language when nothing else says
+        one: English unless a test asks, whatever the machine's LANG)."""
         capabilities = capabilities or client_capabilities(profile)
-        config = ClientServerConfig(server_command=SERVER_COMMAND, client_factory=_make_client)
+        server_env = {**os.environ, "CUDAPORT_LANG": "en", **(env or {})}
+        config = ClientServerConfig(server_command=SERVER_COMMAND, client_factory=_make_client, server_env=server_env)
         client = await config.start()
         assert isinstance(client, Client)
         if configuration is not None:
@@ -267,6 +273,7 @@ class Launcher:
                     root_uri=folder.as_uri(),
                     workspace_folders=[types.WorkspaceFolder(uri=folder.as_uri(), name=folder.name)],
                     initialization_options=options,
+                    locale=locale,
                 )
             ),
             TIMEOUT,

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import time
 
+from ..i18n import t
 from ..session import Outcome
 from .configuration import Resolved
-from .documents import Document, next_result_id
+from .documents import Document, Skip, next_result_id
 
 __all__ = ["Outcome", "analyse", "skip_reason"]
 
@@ -35,21 +36,25 @@ def analyse(document: Document, resolved: Resolved, whole_file: bool = False) ->
     return outcome
 
 
-def skip_reason(document: Document, resolved: Resolved) -> str | None:
+def skip_reason(document: Document, resolved: Resolved) -> Skip | None:
     settings = resolved.settings
     if document.language is None:
-        return "not a C, C++, CUDA or Python source"
+        return Skip(t("not a C, C++, CUDA or Python source"))
     if not resolved.engine.supports(document.language):
-        return f"cudaport has no analyzer for {document.language} sources yet"
+        return Skip(t("cudaport has no analyzer for {language} sources yet", language=document.language))
     if document.path is not None and resolved.excluded(document.path):
-        return "excluded by the configuration (exclude/extend-exclude)"
+        return Skip(t("excluded by the configuration (exclude/extend-exclude)"))
     if len(document.data) > settings.max_file_size:
-        return (
-            f"{len(document.data):,} bytes is over the {settings.max_file_size:,}-byte limit (max-file-size): "
-            "not analysed"
+        return Skip(
+            t(
+                "{size} bytes is over the {limit}-byte limit (max-file-size): not analysed",
+                size=f"{len(document.data):,}",
+                limit=f"{settings.max_file_size:,}",
+            ),
+            warn=True,
         )
     if document.binary:
-        return "binary content (NUL bytes): not analysed"
+        return Skip(t("binary content (NUL bytes): not analysed"), warn=True)
     return None
 
 

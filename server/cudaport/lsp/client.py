@@ -15,6 +15,8 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.progress import Progress
 
+from ..i18n import N_
+from . import logs
 from .capabilities import ClientCapabilities
 from .protocol import COMMAND_REQUEST, CommandRequest, PreparedJSON, RawJSON
 
@@ -64,7 +66,7 @@ class Client:
             try:
                 await asyncio.wait_for(progress.create_async(token), timeout=5)
             except Exception as exc:
-                log.info("no progress reporting for %r: %s", title, exc)
+                log.info(logs.said(N_("no progress reporting for '{title}': {error}"), title=title, error=exc))
                 return None
         progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=True, message=message, percentage=0))
         return token

@@ -13,6 +13,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from .. import comments, dualstack
+from ..i18n import t
 from ..models import CompatEntry, Finding
 from ..source import LineIndex, SourceFile
 from . import edits as byte_edits
@@ -38,7 +39,7 @@ def code_actions(snapshot: Snapshot, selection: types.Range, only: Sequence[str]
         actions.extend(_quick_fixes(snapshot, selection))
     if _wanted(only, FIX_ALL) and snapshot.document.session.store.any(lambda f: f.fixable):
         action = types.CodeAction(
-            title="cudaport: apply all safe fixes",
+            title=t("cudaport: apply all safe fixes"),
             kind=FIX_ALL,
             data={"uri": snapshot.uri, "version": snapshot.version},
         )
@@ -76,7 +77,7 @@ def _quick_fixes(snapshot: Snapshot, selection: types.Range) -> list[types.CodeA
         fix = finding.fix
         if fix is not None:
             edits = [byte_edits.minimal(snapshot.data, e.start, e.end, e.text.encode()) for e in fix.edits]
-            title = fix.title if fix.is_safe else f"{fix.title} (unsafe: review the result)"
+            title = fix.title if fix.is_safe else t("{title} (unsafe: review the result)", title=fix.title)
             fixes.append(
                 types.CodeAction(
                     title=title,
@@ -210,10 +211,10 @@ def _suppressions(snapshot: Snapshot, finding: Finding) -> list[tuple[str, byte_
     out = []
     line_edit = _line_suppression(snapshot, finding, language_profile)
     if line_edit is not None:
-        out.append((f"Ignore {finding.rule} on this line", line_edit))
+        out.append((t("Ignore {code} on this line", code=finding.rule), line_edit))
     file_edit = _file_suppression(snapshot, finding.rule, language_profile)
     if file_edit is not None:
-        out.append((f"Ignore {finding.rule} in this file", file_edit))
+        out.append((t("Ignore {code} in this file", code=finding.rule), file_edit))
     return out
 
 

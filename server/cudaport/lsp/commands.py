@@ -25,10 +25,11 @@ from pygls.exceptions import JsonRpcRequestCancelled
 from pygls.uris import from_fs_path
 
 from ..files import Excluded, Skipped, SourcePath, discover
+from ..i18n import N_, t, tn
 from ..ruleset import load_ruleset
 from ..source import UTF8, UTF8_BOM, LineIndex, SkipFile, read_source
 from . import edits as byte_edits
-from . import summary
+from . import logs, summary
 from .client import Client
 from .documents import NOTEBOOK_CELL
 from .store import Store
@@ -41,6 +42,9 @@ SUMMARY = "cudaport.server.summary"
 TARGETS = "cudaport.server.targets"
 _ANNOTATION = "cudaport.safe-rewrites"
 _REPORT_EVERY = 0.25  # seconds between progress reports
+# How a summary ended, in its progress's last message.
+DONE = N_("done")
+CANCELLED = N_("cancelled")
 
 
 class Commands:
@@ -60,20 +64,20 @@ class Commands:
         ruleset = resolved.engine.ruleset if resolved is not None else load_ruleset()
         return [
             {
-                "name": t.name,
-                "label": t.label,
-                "platform": t.platform,
-                "aliases": list(t.aliases),
+                "name": info.name,
+                "label": t(info.label),  # the rule data's words, shown in the editor's lists
+                "platform": info.platform,
+                "aliases": list(info.aliases),
                 # versioned targets: whose releases `name@X` counts, and the one assumed without it
                 "versions": {
-                    "product": t.versions.product,
-                    "newest": t.versions.newest,
-                    "generations": list(t.versions.generations),
+                    "product": info.versions.product,
+                    "newest": info.versions.newest,
+                    "generations": list(info.versions.generations),
                 }
-                if t.versions
+                if info.versions
                 else None,
             }
-            for t in ruleset.targets.values()
+            for info in ruleset.targets.values()
         ]
 
     # ---- migrate the workspace --------------------------------------------------------------------------------
@@ -89,21 +93,34 @@ class Commands:
                 fixes += applied
         result: dict[str, Any] = {"files": len(changes), "fixes": fixes, "skipped": skipped, "applied": False}
         if skipped:
-            names = ", ".join(skipped[:5]) + (" and more" if len(skipped) > 5 else "")
+            names = ", ".join(skipped[:5])
+            if len(skipped) > 5:
+                names = t("{names} and more", names=names)
             self.client.show_message(
-                f"cudaport: {len(skipped)} file(s) not in UTF-8 were left out ({names}); `cudaport fix` rewrites them "
-                "in their own encoding",
+                t(
+                    "cudaport: {count} file(s) not in UTF-8 were left out ({names}); `cudaport fix` rewrites them "
+                    "in their own encoding",
+                    count=len(skipped),
+                    names=names,
+                ),
                 types.MessageType.Warning,
             )
         if not changes:
             return result
         response = await self.client.apply_edit(
             types.ApplyWorkspaceEditParams(
-                edit=self._workspace_edit(changes, fixes), label=f"cudaport: {fixes} safe rewrites"
+                edit=self._workspace_edit(changes, fixes), label=t("cudaport: {count} safe rewrites", count=fixes)
             )
         )
         result["applied"] = bool(response.applied)
-        log.info("migrate workspace: %d fixes in %d files, applied: %s", fixes, len(changes), response.applied)
+        log.info(
+            logs.said(
+                N_("migrate workspace: {fixes} fixes in {files} files, applied: {applied}"),
+                fixes=fixes,
+                files=len(changes),
+                applied=response.applied,
+            )
+        )
         return result
 
     def _fixed(
@@ -126,7 +143,7 @@ class Commands:
         try:
             fixed, applied, _ = resolved.engine.fix_data(data, source_path.language, source_path.path)
         except Exception:
-            log.exception("fixing %s failed; it is left out of the migration", source_path.path)
+            log.exception(logs.said(N_("fixing {path} failed; it is left out of the migration"), path=source_path.path))
             return None
         if fixed == data:
             return None
@@ -154,9 +171,9 @@ class Commands:
         if annotated:
             annotations = {
                 _ANNOTATION: types.ChangeAnnotation(
-                    label="cudaport: safe rewrites",
+                    label=t("cudaport: safe rewrites"),
                     needs_confirmation=True,
-                    description=f"{fixes} rewrites that `cudaport fix` would apply",
+                    description=t("{count} rewrites that `cudaport fix` would apply", count=fixes),
                 )
             }
         return types.WorkspaceEdit(document_changes=document_changes, change_annotations=annotations)
@@ -168,7 +185,7 @@ class Commands:
         configuration = self.store.configuration
         folders = configuration.folders
         if not folders:
-            return "# cudaport\n\nOpen a folder to summarise its migration.\n"
+            return "# cudaport\n\n" + t("Open a folder to summarise its migration.") + "\n"
         resolved = configuration.resolve_directory(folders[-1])
         several = len(folders) > 1
         job = summary.SummaryJob(
@@ -201,8 +218,8 @@ class Commands:
             request.future.add_done_callback(cancelled)
         token = await self.client.begin_progress(
             request.work_done_token if request is not None else None,
-            "cudaport: summarising the workspace",
-            f"{len(folders)} folder{'s' if several else ''}",
+            t("cudaport: summarising the workspace"),
+            tn("{count} folder", "{count} folders", len(folders)),
         )
         if token is not None:
             # The cancel button of the progress (window/workDoneProgress/cancel): the thread stops, and the request
@@ -219,21 +236,21 @@ class Commands:
                 )
                 loop.call_soon_threadsafe(self.client.progress.report, token, report)
 
-        outcome = "cancelled"
+        outcome = CANCELLED
         try:
             markdown = await loop.run_in_executor(self._summary_thread, summary.summarise, job, stop, progress)
-            outcome = "done"
+            outcome = DONE
             return markdown
         except summary.Cancelled:
-            raise JsonRpcRequestCancelled("the summary was cancelled") from None
+            raise JsonRpcRequestCancelled(t("the summary was cancelled")) from None
         except asyncio.CancelledError:
             stop.set()  # the thread stops at its next file
             raise
         finally:
             if token is not None:
-                self.client.progress.end(token, types.WorkDoneProgressEnd(message=outcome))
+                self.client.progress.end(token, types.WorkDoneProgressEnd(message=t(outcome)))
                 self.client.progress.tokens.pop(token, None)
-            log.info("migration summary: %s", outcome)
+            log.info(logs.said(N_("migration summary: {outcome}"), outcome=t(outcome)))
 
     def _files(self) -> list[SourcePath]:
         configuration = self.store.configuration

@@ -14,6 +14,7 @@ from pathlib import Path
 from ..config import CONFIG_FILES, ConfigError, Settings, find_config, load_settings
 from ..engine import Engine
 from ..files import is_excluded
+from ..i18n import t
 from ..project import ProjectIndex
 from ..ruleset import RuleDataError, load_ruleset
 from .options import EditorOptions
@@ -152,20 +153,20 @@ class Configuration:
         explicit = (base / options.config).resolve() if options.config else None
         try:
             if explicit is not None and not explicit.is_file():
-                raise ConfigError(f"{explicit}: configuration file not found (editor setting 'config')")
-            settings = load_settings(start, explicit, overrides, overrides_from="editor settings")
+                raise ConfigError(t("{path}: configuration file not found (editor setting 'config')", path=explicit))
+            settings = load_settings(start, explicit, overrides, overrides_from=t("editor settings"))
             load_ruleset(settings.extra_rules)  # a broken extra rule file is a configuration problem too
             if settings.config_path is not None:
                 self._stamps.setdefault(settings.config_path, _mtime(settings.config_path))
             return settings
         except (ConfigError, RuleDataError) as exc:
-            self.report(f"cudaport: {exc}. Using the default configuration until this is fixed.")
+            self.report(t("cudaport: {problem}. Using the default configuration until this is fixed.", problem=exc))
         try:
-            settings = load_settings(start, overrides=overrides, overrides_from="editor settings", use_files=False)
+            settings = load_settings(start, overrides=overrides, overrides_from=t("editor settings"), use_files=False)
             load_ruleset(settings.extra_rules)
             return settings
         except (ConfigError, RuleDataError) as exc:
-            self.report(f"cudaport: {exc}. Ignoring the editor settings.")
+            self.report(t("cudaport: {problem}. Ignoring the editor settings.", problem=exc))
         return load_settings(start, use_files=False)
 
     def engines(self) -> list[Engine]:

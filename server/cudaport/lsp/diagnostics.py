@@ -12,7 +12,9 @@ import logging
 import time
 from typing import Any
 
+from ..i18n import N_
 from ..models import Finding
+from . import logs
 from .client import Client
 from .documents import Document
 from .protocol import PreparedJSON, RawJSON
@@ -90,7 +92,7 @@ class Diagnostics:
         try:
             diagnostics = diagnostics_json(self.store.snapshot_of(document))
         except Exception:
-            log.exception("converting the findings of %s failed", document.uri)
+            log.exception(logs.said(N_("converting the findings of {uri} failed"), uri=document.uri))
             diagnostics = [b"[]"]
         self.client.publish(document.uri, document.version, diagnostics)
         log_latency(document, "published")
@@ -125,7 +127,9 @@ class Diagnostics:
         self.store.bring_up_to_date(document, whole_file=True)
         if [_identity(f) for f in document.findings] == before:
             return
-        log.info("the whole-file check of %s changed findings an incremental update had left", uri)
+        log.info(
+            logs.said(N_("the whole-file check of {uri} changed findings an incremental update had left"), uri=uri)
+        )
         if self.pull_mode:
             self.client.refresh_diagnostics()
         else:

@@ -30,6 +30,15 @@ _BINARY_SNIFF = 8192
 _COALESCE = 8  # more ranges than this in one change notification are applied as one edit
 
 
+@dataclass(frozen=True)
+class Skip:
+    """Why a buffer is not analysed, in the user's language; `warn`: worth a message (too large, binary), not
+    just a log line (not a source cudaport reads, excluded)."""
+
+    reason: str
+    warn: bool = False
+
+
 @dataclass(eq=False)
 class Document:
     """An open buffer: what the editor knows of it (URI, version, language id) and its analysis session, which
@@ -50,8 +59,8 @@ class Document:
     # Pull diagnostics' resultId: a new one, unique in the process, whenever the findings are recomputed (a
     # document closed and reopened must not answer a stale pull with "unchanged").
     result_id: int = field(default_factory=lambda: next_result_id())
-    skipped: str | None = None  # why the buffer is not analysed (too large, binary, excluded, ...)
-    reported_skip: str | None = None  # the skip reason the user has already been told about
+    skipped: Skip | None = None  # why the buffer is not analysed (too large, binary, excluded, ...)
+    reported_skip: Skip | None = None  # the skip reason the user has already been told about
 
     # The session's state, as the features read it.
     @property

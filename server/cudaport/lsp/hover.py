@@ -10,15 +10,28 @@ import re
 
 from lsprotocol import types
 
+from ..i18n import N_, t
 from ..models import Difficulty, Finding
 from ..ruleset import REMOVED, Rule, RuleSet, Symbol
 from .languages import profile
 from .positions import to_offset, to_range
+from .render import difficulty_word
 from .store import Snapshot
 
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
-_KINDS = {"device_function": "device function", "enum_value": "enum value", "define": "macro", "pattern": "construct"}
-NOTHING = "nothing to port"  # the analysis for a target finds nothing to change here
+_KINDS = {
+    "function": N_("function"),
+    "type": N_("type"),
+    "device_function": N_("device function"),
+    "enum_value": N_("enum value"),
+    "define": N_("macro"),
+    "member": N_("member"),
+    "guard": N_("guard"),
+    "namespace": N_("namespace"),
+    "header": N_("header"),
+    "pattern": N_("construct"),
+}
+NOTHING = N_("nothing to port")  # the analysis for a target finds nothing to change here
 
 
 def hover(snapshot: Snapshot, position: types.Position) -> types.Hover | None:
@@ -126,63 +139,78 @@ def describe(
     rule = ruleset.rule(code)
     symbol = _lookup(ruleset, rated.symbol if rated is not None else name, rated)
     target = snapshot.resolved.settings.target
-    here = ruleset.targets[target].label if target in ruleset.targets else target
+    here = t(ruleset.targets[target].label) if target in ruleset.targets else target
     if finding is not None:
-        rating, message = finding.difficulty.label, finding.message
+        rating, message = difficulty_word(finding.difficulty), finding.message
     else:
-        rating, message = NOTHING, f"the analysis for {here} finds nothing to change here"
+        rating, message = t(NOTHING), t("the analysis for {target} finds nothing to change here", target=here)
     rows = [
-        (info.label, *_row(ruleset, rule, symbol, ratings.get(t), t), t == target)
-        for t, info in ruleset.targets.items()
+        (t(info.label), *_row(ruleset, rule, symbol, ratings.get(t_name), t_name), t_name == target)
+        for t_name, info in ruleset.targets.items()
     ]
-    why = _first_paragraph(rule.docs.why)
+    # Rule prose is data, kept in English in the rule set: translated here, where it is shown.
+    why = _first_paragraph(t(rule.docs.why)) if rule.docs.why else ""
     fix = finding.fix if finding is not None else None
-    what = f"{rule.subject} {_KINDS.get(symbol.kind, symbol.kind)}" if symbol is not None else rule.subject
+    subject = t(rule.subject)
+    what = t("{subject} {kind}", subject=subject, kind=t(_kind(symbol.kind))) if symbol is not None else subject
     if not markdown:
         lines = [f"{name} — {what} ({rule.code} {rule.name})", f"{here}: {rating} — {message}"]
         lines += [f"  {label}: {counterpart} ({difficulty})" for label, counterpart, difficulty, _ in rows]
         if why:
-            lines.append(f"Why: {why}")
+            lines.append(t("Why: {why}", why=why))
         if fix is not None:
-            lines.append(f"Fix: {fix.title} ({'safe' if fix.is_safe else 'unsafe: review'})")
+            safety = t("safe") if fix.is_safe else t("unsafe: review")
+            lines.append(t("Fix: {title} ({safety})", title=fix.title, safety=safety))
         lines.append(ruleset.rule_url(rule.code))
         return "\n".join(lines)
     parts = [
         f"**`{name}`** — {what} · [{rule.code}]({ruleset.rule_url(rule.code)}) `{rule.name}`",
         f"**{here}: {rating}** — {message}",
-        "| target | counterpart | difficulty |\n|---|---|---|\n"
+        t("| target | counterpart | difficulty |")
+        + "\n|---|---|---|\n"
         + "\n".join(
-            f"| {'**' + label + '** (configured)' if configured else label} | {counterpart} | {difficulty} |"
+            f"| {_configured(label) if configured else label} | {counterpart} | {difficulty} |"
             for label, counterpart, difficulty, configured in rows
         ),
     ]
     if why:
-        parts.append(f"**Why:** {why}")
+        parts.append(t("**Why:** {why}", why=why))
     if fix is not None:
-        parts.append(f"**Fix:** {fix.title} ({'safe' if fix.is_safe else 'unsafe: review the result'})")
+        safety = t("safe") if fix.is_safe else t("unsafe: review the result")
+        parts.append(t("**Fix:** {title} ({safety})", title=fix.title, safety=safety))
     return "\n\n".join(parts)
+
+
+def _configured(label: str) -> str:
+    return t("**{target}** (configured)", target=label)
+
+
+def _kind(kind: str) -> str:
+    """A symbol kind of the rule data as a person says it (English, for t())."""
+    return _KINDS.get(kind, kind)
 
 
 def _row(ruleset: RuleSet, rule: Rule, symbol: Symbol | None, finding: Finding | None, target: str) -> tuple[str, str]:
     """(counterpart, difficulty) of one target's row: the difficulty is that target's finding's; the counterpart is
     what its fix writes, else the counterpart the rule data names."""
     if finding is None:
-        return "—", NOTHING
+        return "—", t(NOTHING)
     counterpart = ""
     replacement = finding.replacement
     if replacement is None and symbol is not None:
         replacement = ruleset.mapping(symbol, target).replacement or None
     if replacement is not None:
         if replacement == finding.symbol:
-            counterpart = "same name"
+            counterpart = t("same name")
         elif replacement in ("", REMOVED):
-            counterpart = "not needed (removed)"
+            counterpart = t("not needed (removed)")
         else:
             counterpart = f"`{replacement}`"
     if not counterpart:
         portable = finding.difficulty == Difficulty.PORTABLE
-        counterpart = rule.counterparts.get(target) or ("as it is" if portable else "none")
-    return counterpart.replace("|", "\\|"), finding.difficulty.label
+        named = rule.counterparts.get(target)
+        counterpart = t(named) if named else (t("as it is") if portable else t("none"))
+    return counterpart.replace("|", "\\|"), difficulty_word(finding.difficulty)
 
 
 def _first_paragraph(text: str) -> str:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from ..i18n import t
+
 LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO, "debug": logging.DEBUG}
 _MESSAGE_TYPES = (
     (logging.ERROR, types.MessageType.Error),
@@ -38,7 +40,7 @@ class RateLimit:
     def admit(self, record: logging.LogRecord) -> tuple[bool, int]:
         """(whether to send the record, how many of its kind were suppressed before it)."""
         now = self._clock()
-        key = (record.name, record.msg)
+        key = (record.name, getattr(record.msg, "template", record.msg))
         state = self._kinds.get(key)
         if state is None or now - state[0] >= self.window:
             suppressed = int(state[2]) if state is not None else 0
@@ -51,6 +53,21 @@ class RateLimit:
             return True, 0
         state[2] += 1
         return False, 0
+
+
+class Said(str):
+    """A log message already in the user's language, whose kind for the rate limit is its English template (the
+    messages of one template count together whatever their fields, as `log.info("... %s", x)` records do)."""
+
+    template: str
+
+
+def said(template: str, /, **fields: object) -> Said:
+    """`template` (marked with N_ where it is written) in the user's language, its {fields} filled in, for a log
+    record: `log.info(said(N_("skipped {file}"), file=name))`."""
+    text = Said(t(template, **fields))
+    text.template = template
+    return text
 
 
 class ClientLogHandler(logging.Handler):
@@ -84,7 +101,11 @@ class ClientLogHandler(logging.Handler):
         except Exception:
             return
         if suppressed:
-            message += f" ({suppressed:,} more like it in the last {self._limit.window:g} s were not logged)"
+            message += t(
+                " ({count} more like it in the last {seconds} s were not logged)",
+                count=f"{suppressed:,}",
+                seconds=f"{self._limit.window:g}",
+            )
         kind = next((t for level, t in _MESSAGE_TYPES if record.levelno >= level), types.MessageType.Log)
         params = types.LogMessageParams(type=kind, message=message)
         if not self._ready:

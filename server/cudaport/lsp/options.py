@@ -8,10 +8,12 @@ left out keeps the file's value. A bad value is reported (naming the key) and ig
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from ..i18n import normalize, t
 from ..models import Severity
 
 LOG_LEVELS = ("error", "warning", "info", "debug")
@@ -37,6 +39,8 @@ class EditorOptions:
     full_check_after_idle: int = 2000  # ms of quiet after incremental updates before a whole-file check; 0 = never
     log_level: str = "info"
     run: str = "onType"  # "onType": diagnostics as the user types; "onSave": only for the text last saved
+    # The language of the server's messages: "zh-CN", "en", or "" to follow the client's locale (lsp/language.py).
+    lang: str | None = None
     _given: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     def overrides(self) -> dict[str, Any]:
@@ -73,6 +77,7 @@ _ALIASES = {name.replace("_", ""): name for name in _FIELDS} | {
     "configfile": "config",
     "configuration": "config",
     "fullcheckdelay": "full_check_after_idle",
+    "language": "lang",
 }
 
 
@@ -100,20 +105,22 @@ def parse_options(raw: Any, where: str) -> tuple[EditorOptions, list[str]]:
     if raw is None:
         return EditorOptions(), problems
     if not isinstance(raw, Mapping):
-        return EditorOptions(), [f"{where}: the cudaport settings must be an object, not {type(raw).__name__}"]
+        return EditorOptions(), [
+            t("{where}: the cudaport settings must be an object, not {kind}", where=where, kind=type(raw).__name__)
+        ]
     values: dict[str, Any] = {}
     for key, value in raw.items():
         name = _ALIASES.get(_normalise(str(key)))
         if name is None:
             known = ", ".join(sorted(_camel(n) for n in _FIELDS))
-            problems.append(f"{where}: unknown setting '{key}' (known: {known})")
+            problems.append(t("{where}: unknown setting '{key}' (known: {known})", where=where, key=key, known=known))
             continue
         if value is None:
             continue  # an editor's way of saying "not set"
         try:
             values[name] = _CHECKS[name](value)
         except (TypeError, ValueError) as exc:
-            problems.append(f"{where}: '{_camel(name)}' {exc}")
+            problems.append(t("{where}: '{key}' {problem}", where=where, key=_camel(name), problem=exc))
     return EditorOptions(**values, _given=frozenset(values)), problems
 
 
@@ -126,41 +133,41 @@ def _strings(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [part for part in value.split(",")]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise TypeError("must be a list of strings")
+        raise TypeError(t("must be a list of strings"))
     return tuple(v.strip() for v in value if v.strip())
 
 
 def _string(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise TypeError("must be a non-empty string")
+        raise TypeError(t("must be a non-empty string"))
     return value.strip()
 
 
 def _boolean(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise TypeError("must be true or false")
+        raise TypeError(t("must be true or false"))
     return value
 
 
 def _milliseconds(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int | float) or value < 0 or value > 600_000:
-        raise ValueError("must be a number of milliseconds between 0 and 600000")
+        raise ValueError(t("must be a number of milliseconds between 0 and 600000"))
     return int(value)
 
 
 def _size(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError("must be a positive number of bytes")
+        raise ValueError(t("must be a positive number of bytes"))
     return value
 
 
 def _severities(value: Any) -> Mapping[str, str]:
     if not isinstance(value, Mapping):
-        raise TypeError("must be an object of rule code or prefix -> severity")
+        raise TypeError(t("must be an object of rule code or prefix -> severity"))
     out: dict[str, str] = {}
     for code, level in value.items():
         if not isinstance(level, str):
-            raise TypeError(f"'{code}' must be a severity name")
+            raise TypeError(t("'{code}' must be a severity name", code=code))
         Severity.parse(level)  # raises ValueError naming the allowed levels
         out[str(code)] = level
     return out
@@ -173,7 +180,7 @@ def _run(value: Any) -> str:
     for mode in RUN_MODES:
         if isinstance(value, str) and value.replace("_", "").lower() == mode.lower():
             return mode
-    raise ValueError(f"must be one of {', '.join(RUN_MODES)}")
+    raise ValueError(t("must be one of {names}", names=", ".join(RUN_MODES)))
 
 
 def _log_level(value: Any) -> str:
@@ -181,7 +188,7 @@ def _log_level(value: Any) -> str:
     if level == "warn":
         level = "warning"
     if level not in LOG_LEVELS:
-        raise ValueError(f"must be one of {', '.join(LOG_LEVELS)}")
+        raise ValueError(t("must be one of {names}", names=", ".join(LOG_LEVELS)))
     return level
 
 
@@ -191,6 +198,25 @@ def _target(value: Any) -> str | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     return _string(value)
+
+
+def _lang(value: Any) -> str:
+    """A language cudaport speaks, "" (follow the client's locale), or another well-formed language tag: an editor
+    that sends its display language (Japanese, say) gets English, as a client whose locale is "ja" does."""
+    if not isinstance(value, str):
+        raise TypeError(t('must be a language such as zh-CN or en, or "" to follow the editor'))
+    tag = value.strip()
+    if not tag:
+        return ""
+    known = normalize(tag)
+    if known is not None:
+        return known
+    if not _TAG.fullmatch(tag):
+        raise ValueError(t('must be a language such as zh-CN or en, or "" to follow the editor'))
+    return tag
+
+
+_TAG = re.compile(r"[A-Za-z]{1,8}([-_][A-Za-z0-9]{1,8})*(\.[A-Za-z0-9-]+)?(@[A-Za-z0-9]+)?")
 
 
 _CHECKS: dict[str, Any] = {
@@ -210,4 +236,5 @@ _CHECKS: dict[str, Any] = {
     "full_check_after_idle": _milliseconds,
     "log_level": _log_level,
     "run": _run,
+    "lang": _lang,
 }

@@ -17,11 +17,23 @@ from lsprotocol import types
 from lsprotocol.converters import get_converter
 
 from ..findingstore import Block, FindingStore
+from ..i18n import N_, t
 from ..models import Difficulty, Finding
 from ..ruleset import RuleSet
 from ..source import LineIndex
 
 IDENTIFIER = "cudaport"
+# The difficulty names as a person reads them (the diagnostic's `data` keeps the English name for machines).
+_DIFFICULTY_WORDS = {
+    Difficulty.PORTABLE: N_("portable"),
+    Difficulty.MECHANICAL: N_("mechanical"),
+    Difficulty.MANUAL: N_("manual"),
+    Difficulty.BLOCKER: N_("blocker"),
+}
+
+
+def difficulty_word(difficulty: Difficulty) -> str:
+    return t(_DIFFICULTY_WORDS[difficulty])
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,10 +45,11 @@ class Style:
     ruleset: RuleSet
     code_descriptions: bool  # whether the client shows `codeDescription` links
     show_portable: bool
+    language: str  # of the messages (i18n.language() when the style was made)
 
     @property
     def key(self) -> tuple[object, ...]:
-        return (self.unit, self.target, id(self.ruleset), self.code_descriptions, self.show_portable)
+        return (self.unit, self.target, id(self.ruleset), self.code_descriptions, self.show_portable, self.language)
 
 
 class DiagnosticBuilder:
@@ -88,6 +101,7 @@ class DiagnosticBuilder:
             style.target,
             style.code_descriptions,
             id(style.ruleset),
+            style.language,
         )
         shared = self._shared.get(key)
         if shared is not None:
@@ -96,7 +110,7 @@ class DiagnosticBuilder:
         ruleset = style.ruleset
         symbol = ruleset.symbols.get(finding.symbol)
         part: dict[str, Any] = {
-            "message": f"[{difficulty}] {finding.message}",
+            "message": f"[{difficulty_word(finding.difficulty)}] {finding.message}",
             "severity": int(finding.severity),
             "code": finding.rule,
             "source": IDENTIFIER,

@@ -24,6 +24,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
+from ..i18n import N_, t
 from . import code_actions, logs
 from . import diagnostics as diagnostics_feature
 from . import hover as hover_feature
@@ -170,14 +171,19 @@ def run_server(tcp: str | None = None, log_file: Path | None = None) -> int:
         try:
             host, port = parse_loopback(tcp)
         except ValueError as exc:
-            print(f"cudaport: error: --tcp {tcp}: {exc}", file=sys.stderr)
+            print(t("cudaport: error: --tcp {address}: {problem}", address=tcp, problem=exc), file=sys.stderr)
             return 2
         logs.configure(server.log_handler, log_file, to_stderr=True)
-        print(f"cudaport: language server listening on {host}:{port}", file=sys.stderr, flush=True)
+        print(
+            t("cudaport: language server listening on {host}:{port}", host=host, port=port), file=sys.stderr, flush=True
+        )
         try:
             server.start_tcp(host, port)
         except OSError as exc:
-            print(f"cudaport: error: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
+            print(
+                t("cudaport: error: cannot listen on {host}:{port}: {problem}", host=host, port=port, problem=exc),
+                file=sys.stderr,
+            )
             return 2
         except (KeyboardInterrupt, SystemExit):
             pass
@@ -192,10 +198,10 @@ def parse_loopback(address: str) -> tuple[str, int]:
     """HOST:PORT for --tcp, where HOST must be a loopback address: the server has no authentication."""
     host, separator, port_text = address.rpartition(":")
     if not separator or not port_text.isdigit():
-        raise ValueError("expected HOST:PORT, such as 127.0.0.1:2087")
+        raise ValueError(t("expected HOST:PORT, such as 127.0.0.1:2087"))
     port = int(port_text)
     if not 0 < port < 65536:
-        raise ValueError("the port must be between 1 and 65535")
+        raise ValueError(t("the port must be between 1 and 65535"))
     host = host.strip("[]") or "127.0.0.1"
     if host != "localhost":
         try:
@@ -203,7 +209,9 @@ def parse_loopback(address: str) -> tuple[str, int]:
         except ValueError:
             loopback = False
         if not loopback:
-            raise ValueError(f"{host} is not a loopback address (the server has no authentication): use 127.0.0.1")
+            raise ValueError(
+                t("{host} is not a loopback address (the server has no authentication): use 127.0.0.1", host=host)
+            )
     return host, port
 
 
@@ -216,7 +224,7 @@ def _serve_stdio(server: CudaportServer, stdin: BinaryIO, stdout: BinaryIO) -> i
     except (KeyboardInterrupt, SystemExit):
         pass
     except BrokenPipeError:
-        log.error("the connection to the client is lost")
+        log.error(logs.said(N_("the connection to the client is lost")))
     finally:
         writer.close(timeout=1.0)  # what is still queued, for a client that still reads
     return 0 if server.shutdown_requested else 1
@@ -312,7 +320,7 @@ async def _serve(server: CudaportServer, stdin: BinaryIO) -> None:
             backlog.acquire()
             if not post(frame):
                 return
-        log.info("the client closed the connection")
+        log.info(logs.said(N_("the client closed the connection")))
         post(None)
 
     threading.Thread(target=pump, name="cudaport-stdin", daemon=True).start()

@@ -12,9 +12,11 @@ from typing import Any
 
 from lsprotocol import types
 
+from .. import i18n
 from ..config import CONFIG_FILES
 from ..files import file_kinds
-from . import logs
+from ..i18n import N_, t
+from . import language, logs
 from .capabilities import ClientCapabilities
 from .client import Client
 from .diagnostics import Diagnostics
@@ -58,18 +60,49 @@ class EditorSettings:
         store.capabilities = ClientCapabilities.of(params.capabilities)
         configuration = store.configuration
         configuration.set_folders(folders)
-        options, problems = parse_options(params.initialization_options, "initializationOptions")
+        self._locale = params.locale
+        options, _ = parse_options(params.initialization_options, "initializationOptions")
         configuration.initialization = options
+        self._apply_language(starting=True)
+        # Once more in the language just chosen: the problems are shown to the user.
+        options, problems = parse_options(params.initialization_options, "initializationOptions")
         logs.set_level(self.log_handler, options.log_level)
         for problem in problems:
             configuration.report(f"cudaport: {problem}")
-        client = params.client_info.name if params.client_info is not None else "an unnamed client"
+        client = params.client_info.name if params.client_info is not None else t("an unnamed client")
+        pull = store.capabilities.pull_diagnostics
         log.info(
-            "cudaport language server for %s; columns in %s; %s diagnostics",
-            client,
-            store.unit,
-            "pull" if store.capabilities.pull_diagnostics else "push",
+            logs.said(
+                N_("cudaport language server for {client}; columns in {unit}; {mode} diagnostics"),
+                client=client,
+                unit=store.unit,
+                mode=t("pull") if pull else t("push"),
+            )
         )
+        log.info(self._language_note)
+
+    # ---- the language of messages -------------------------------------------------------------------------
+    _locale: str | None = None
+    _language_note: logs.Said | None = None
+
+    def _apply_language(self, starting: bool = False) -> bool:
+        """Speak the language the `lang` setting, the client's locale or the environment asks for (the workspace's
+        setting: one language per process); whether it changed. Before any analysis, since findings carry their
+        messages."""
+        configuration = self.store.configuration
+        setting = configuration.initialization.merged(configuration.workspace).lang
+        choice = language.choose(setting, self._locale)
+        if not starting and choice.language == i18n.language():
+            return False
+        try:
+            i18n.set_language(choice.language)
+        except i18n.CatalogueError as exc:  # a broken catalogue must not stop the server: English it is
+            log.error("%s", exc)
+            i18n.set_language(i18n.ENGLISH)
+        self._language_note = language.describe(choice)
+        if not starting:
+            log.info(self._language_note)
+        return True
 
     async def initialized(self) -> None:
         self.log_handler.ready()
@@ -116,7 +149,12 @@ class EditorSettings:
                 timeout=10,
             )
         except Exception as exc:  # a client that refuses: configuration files are polled instead
-            log.warning("the client did not accept cudaport's registrations (%s): polling configuration files", exc)
+            log.warning(
+                logs.said(
+                    N_("the client did not accept cudaport's registrations ({error}): polling configuration files"),
+                    error=exc,
+                )
+            )
             return
         self._watching_files = any(r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in registrations)
 
@@ -134,14 +172,18 @@ class EditorSettings:
                 self.client.configuration(types.ConfigurationParams(items=items)), timeout=10
             )
         except Exception as exc:
-            log.warning("workspace/configuration failed (%s): keeping the current settings", exc)
+            log.warning(
+                logs.said(N_("workspace/configuration failed ({error}): keeping the current settings"), error=exc)
+            )
             return False
         values: list[Any] = list(answer or [])
         before = (configuration.workspace, dict(configuration.per_folder))
-        workspace_options, problems = parse_options(values[0] if values else None, "workspace settings")
+        configuration.workspace, _ = parse_options(values[0] if values else None, "")
+        self._apply_language()  # the problems below are shown in the language the settings now ask for
+        workspace_options, problems = parse_options(values[0] if values else None, t("workspace settings"))
         per_folder: dict[Path, EditorOptions] = {}
         for folder, value in zip(folders, values[1:], strict=False):
-            options, more = parse_options(value, f"settings of {folder}")
+            options, more = parse_options(value, t("settings of {folder}", folder=folder))
             problems += more
             if options._given:
                 per_folder[folder] = options
@@ -157,9 +199,11 @@ class EditorSettings:
             await self._pull_configuration()
         else:
             options, problems = parse_options(params.settings, "didChangeConfiguration")
+            configuration.workspace = options
+            if self._apply_language():
+                options, problems = parse_options(params.settings, "didChangeConfiguration")
             for problem in problems:
                 configuration.report(f"cudaport: {problem}")
-            configuration.workspace = options
         self._changed()
 
     def did_change_watched_files(self, params: types.DidChangeWatchedFilesParams) -> None:
@@ -174,7 +218,7 @@ class EditorSettings:
             else:
                 self.header_changed(path)
         if config_changed:
-            log.info("a configuration file changed: re-checking every open document")
+            log.info(logs.said(N_("a configuration file changed: re-checking every open document")))
             self._changed()
         else:
             self.workspace.workspace_changed()
@@ -197,6 +241,7 @@ class EditorSettings:
     # ---- after any change ---------------------------------------------------------------------------------
     def _changed(self) -> None:
         configuration = self.store.configuration
+        self._apply_language()  # findings carry their messages: the re-check below writes them anew
         configuration.invalidate()
         configuration.forget_reports()
         logs.set_level(self.log_handler, configuration.options_for(None).log_level)
@@ -208,7 +253,7 @@ class EditorSettings:
     def config_files_may_have_changed(self) -> None:
         """For clients that do not watch files for us: called on saves and by the poller."""
         if self.store.configuration.files_changed():
-            log.info("a configuration file changed on disk: re-checking every open document")
+            log.info(logs.said(N_("a configuration file changed on disk: re-checking every open document")))
             self._changed()
 
     async def _poll_config_files(self) -> None:
@@ -217,4 +262,4 @@ class EditorSettings:
             try:
                 self.config_files_may_have_changed()
             except Exception:
-                log.exception("checking configuration files failed")
+                log.exception(logs.said(N_("checking configuration files failed")))

@@ -14,13 +14,15 @@ from typing import Any
 
 from lsprotocol import types
 
+from .. import i18n
 from ..engine import Engine
+from ..i18n import N_
 from ..models import Difficulty, Finding
 from ..source import LineIndex
-from . import analysis
+from . import analysis, logs
 from .capabilities import ClientCapabilities
 from .configuration import Configuration, Resolved
-from .documents import Document, DocumentStore, next_result_id
+from .documents import Document, DocumentStore, Skip, next_result_id
 from .options import EditorOptions
 from .render import DiagnosticBuilder, Style
 
@@ -73,7 +75,7 @@ class Snapshot:
         return self.document.version
 
     @property
-    def skipped(self) -> str | None:
+    def skipped(self) -> Skip | None:
         return self.document.skipped
 
     @property
@@ -103,6 +105,7 @@ def style(resolved: Resolved, capabilities: ClientCapabilities, unit: str) -> St
         ruleset=resolved.engine.ruleset,
         code_descriptions=capabilities.code_descriptions,
         show_portable=resolved.options.show_portable,
+        language=i18n.language(),
     )
 
 
@@ -141,7 +144,7 @@ class Store:
         try:
             outcome = analysis.analyse(document, resolved, whole_file=whole_file)
         except Exception:
-            log.exception("analysing %s failed; its diagnostics are cleared", document.uri)
+            log.exception(logs.said(N_("analysing {uri} failed; its diagnostics are cleared"), uri=document.uri))
             document.session.clear()
             document.analysed_version = document.version
             document.result_id = next_result_id()
@@ -170,10 +173,10 @@ class Store:
         if reason is None:
             return
         name = document.path.name if document.path is not None else document.uri
-        if "limit" in reason or "binary" in reason:
-            self._tell(f"cudaport: {name}: {reason}", types.MessageType.Warning)
+        if reason.warn:
+            self._tell(f"cudaport: {name}: {reason.reason}", types.MessageType.Warning)
         else:
-            log.info("%s: %s", name, reason)
+            log.info("%s: %s", name, reason.reason)
 
 
 def _tune_gc() -> None:

@@ -22,8 +22,10 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from ..files import Excluded, Skipped, SourcePath, discover
+from ..i18n import N_, t, tn
 from ..models import Difficulty
 from ..source import LineIndex
+from . import logs
 from .client import Client
 from .configuration import Resolved
 from .diagnostics import diagnostics_of
@@ -99,10 +101,19 @@ class WorkspaceDiagnostics:
             raise
         finally:
             if token is not None:
-                message = f"cancelled after {done} of {len(files)} files" if cancelled else f"{done} files checked"
+                message = (
+                    t("cancelled after {done} of {total} files", done=done, total=len(files))
+                    if cancelled
+                    else t("{count} files checked", count=done)
+                )
                 self.client.progress.end(token, types.WorkDoneProgressEnd(message=message))
                 self.client.progress.tokens.pop(token, None)
-        log.info("workspace diagnostics: %d of %d files%s", done, len(files), " (cancelled)" if cancelled else "")
+        if cancelled:
+            log.info(
+                logs.said(N_("workspace diagnostics: {done} of {total} files (cancelled)"), done=done, total=len(files))
+            )
+        else:
+            log.info(logs.said(N_("workspace diagnostics: {done} of {total} files"), done=done, total=len(files)))
         return PreparedJSON(items=items)
 
     async def _scan(self, previous: dict[str, str]) -> list[Report]:
@@ -132,7 +143,11 @@ class WorkspaceDiagnostics:
         for folder in configuration.folders:
             for item in discover([str(folder)], configuration.resolve_directory(folder).settings):
                 if isinstance(item, (Skipped, Excluded)):
-                    log.info("workspace diagnostics: skipped %s: %s", item.label, item.reason)
+                    log.info(
+                        logs.said(
+                            N_("workspace diagnostics: skipped {file}: {reason}"), file=item.label, reason=item.reason
+                        )
+                    )
                     continue
                 key = item.path.resolve()
                 if key not in seen:  # nested workspace folders list a file once
@@ -152,7 +167,9 @@ class WorkspaceDiagnostics:
         try:
             stat = source_path.path.stat()
         except OSError as exc:
-            log.info("workspace diagnostics: cannot read %s: %s", source_path.label, exc)
+            log.info(
+                logs.said(N_("workspace diagnostics: cannot read {file}: {error}"), file=source_path.label, error=exc)
+            )
             return None
         show_portable = resolved.options.show_portable
         result_id = f"disk:{stat.st_mtime_ns}:{stat.st_size}:{id(resolved.token)}:{int(show_portable)}"
@@ -160,7 +177,13 @@ class WorkspaceDiagnostics:
             return {"kind": "unchanged", "uri": uri, "resultId": result_id, "version": None}
         result = resolved.engine.check_path(source_path)
         if result.skipped or result.error:
-            log.info("workspace diagnostics: %s: %s", source_path.label, result.skipped or result.error)
+            log.info(
+                logs.said(
+                    N_("workspace diagnostics: {file}: {reason}"),
+                    file=source_path.label,
+                    reason=result.skipped or result.error,
+                )
+            )
         items = []
         if result.source is not None:
             looks = style(resolved, self.store.capabilities, self.store.unit)
@@ -178,12 +201,15 @@ class WorkspaceDiagnostics:
             try:
                 await asyncio.wait_for(progress.create_async(token), timeout=5)
             except Exception as exc:  # a client that refuses or never answers: carry on without progress
-                log.info("no progress reporting for workspace diagnostics: %s", exc)
+                log.info(logs.said(N_("no progress reporting for workspace diagnostics: {error}"), error=exc))
                 return None
         progress.begin(
             token,
             types.WorkDoneProgressBegin(
-                title="cudaport: checking the workspace", cancellable=True, message=f"{total} files", percentage=0
+                title=t("cudaport: checking the workspace"),
+                cancellable=True,
+                message=tn("{count} file", "{count} files", total),
+                percentage=0,
             ),
         )
         return token
