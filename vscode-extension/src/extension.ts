@@ -17,6 +17,7 @@ import {
   WorkDoneProgress,
 } from "vscode-languageclient/node";
 
+import { offerGbk } from "./gbkOffer";
 import { checkInterpreter, chooseInterpreter, expandPath, noPythonMessage } from "./interpreter";
 import { setTranslator, t } from "./l10n";
 import { ServerCommand, bundledServer, userServer } from "./serverCommand";
@@ -81,6 +82,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
   await start(context);
+  // After the server started: a workspace of GBK files gets the offer to read them as GBK (once).
+  void offerGbk(context, output).catch((error) => output.appendLine(`GBK check: ${String(error)}`));
 }
 
 export async function deactivate(): Promise<void> {
