@@ -600,6 +600,21 @@ async function chineseScenario() {
     if (!/"locale":\s*"zh-cn"/.test(initialize)) throw new Error("initialize carries no locale zh-cn");
   });
 
+  await step("zh-cn: the server's hover follows the display language", async () => {
+    // The server's messages come from its catalogue (rules/locale/zh-CN/*.po, in the bundled server).
+    const catalogue = join(extensions, readdirSync(extensions).find((name) => name.startsWith("cudaport.cudaport-")),
+      "bundled", "libs", "cudaport", "_rules", "locale", "zh-CN");
+    await openFile("kernel.cu");
+    const text = await hoverText(14, 3);
+    console.log(`     hover: ${text.replace(/\s+/g, " ").slice(0, 160)}`);
+    if (existsSync(catalogue) && readdirSync(catalogue).some((name) => name.endsWith(".po"))) {
+      if (!CJK.test(text)) throw new Error(`the hover is not in Chinese: ${text}`);
+    } else {
+      console.log("     (the bundled server has no zh-CN catalogue yet: its messages are not checked)");
+    }
+    await page.keyboard.press("Escape");
+  });
+
   await step("zh-cn: cudaport's settings are described in Chinese in the Settings UI", async () => {
     await runCommand("Preferences: Open Settings (UI)");
     const editor = page.locator(".settings-editor").first();
@@ -621,20 +636,6 @@ async function chineseScenario() {
     await page.locator('.tab:has-text("迁移摘要.md")').first().waitFor({ timeout: 90000 });
   });
 
-  await step("zh-cn: the server's hover follows the display language", async () => {
-    // The server's messages come from its catalogue (rules/locale/zh-CN/*.po, in the bundled server).
-    const catalogue = join(extensions, readdirSync(extensions).find((name) => name.startsWith("cudaport.cudaport-")),
-      "bundled", "libs", "cudaport", "_rules", "locale", "zh-CN");
-    await openFile("kernel.cu");
-    const text = await hoverText(14, 3);
-    console.log(`     hover: ${text.replace(/\s+/g, " ").slice(0, 160)}`);
-    if (existsSync(catalogue) && readdirSync(catalogue).some((name) => name.endsWith(".po"))) {
-      if (!CJK.test(text)) throw new Error(`the hover is not in Chinese: ${text}`);
-    } else {
-      console.log("     (the bundled server has no zh-CN catalogue yet: its messages are not checked)");
-    }
-    await page.keyboard.press("Escape");
-  });
 }
 
 async function teardown() {
