@@ -2,11 +2,14 @@
 // playwright-core with the keyboard. Installs the VSIX, opens a workspace with a CUDA file and a PyTorch script, and
 // checks squiggles, the status item and its tooltip, the Problems panel (inventory files too), the hover's table of
 // targets, a quick fix written to disk, a target switch, fix-all, migrating the workspace and the migration summary.
+// Then a second VS Code whose display language is Chinese (zh-cn): the extension's settings, command titles, status
+// item and notifications in Chinese, the display language passed to the server, and the offer to read a GBK file as
+// GBK (see chineseScenario for how the display language is set).
 //
-//   node e2e/run.mjs [--vsix path] [--keep]
+//   node e2e/run.mjs [--vsix path] [--keep] [--scenario en|zh-cn]
 // Exit code 0 when every check passes; screenshots of a failure go to e2e/artifacts/ (git-ignored).
 import { execFileSync, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -18,6 +21,7 @@ const extensionRoot = resolve(here, "..");
 const args = process.argv.slice(2);
 const vsix = resolve(args.includes("--vsix") ? args[args.indexOf("--vsix") + 1] : join(extensionRoot, "cudaport-linux-x64.vsix"));
 const keep = args.includes("--keep");
+const only = args.includes("--scenario") ? args[args.indexOf("--scenario") + 1] : undefined;
 const artifacts = join(here, "artifacts");
 const chromiumPath = process.env.CUDAPORT_CHROMIUM || "/usr/bin/chromium";
 
@@ -33,15 +37,25 @@ const require = createRequire(join(here, "package.json"));
 const { chromium } = require("playwright-core");
 const codeServer = join(here, "node_modules", ".bin", "code-server");
 
-// ---- a throw-away VS Code profile and workspace ------------------------------------------------------------------
-const root = mkdtempSync(join(tmpdir(), "cudaport-e2e-"));
-const home = join(root, "home");
-const userData = join(root, "user-data");
-const extensions = join(root, "extensions");
-const workspace = join(root, "workspace");
-for (const dir of [home, join(userData, "User"), extensions, workspace]) mkdirSync(dir, { recursive: true });
-for (const name of ["kernel.cu", "train.py", "Dockerfile", "requirements.txt"]) copyFileSync(join(here, "workspace", name), join(workspace, name));
-const settingsFile = join(userData, "User", "settings.json");
+// ---- a throw-away VS Code profile and workspace, and code-server on it ------------------------------------------
+let root, home, userData, extensions, workspace, settingsFile, env, common, port, server, serverLog;
+
+/** A fresh profile and workspace (`files` copied from e2e/workspace), with the VSIX installed. */
+function prepare(files, settings) {
+  root = mkdtempSync(join(tmpdir(), "cudaport-e2e-"));
+  home = join(root, "home");
+  userData = join(root, "user-data");
+  extensions = join(root, "extensions");
+  workspace = join(root, "workspace");
+  for (const dir of [home, join(userData, "User"), extensions, workspace]) mkdirSync(dir, { recursive: true });
+  for (const name of files) copyFileSync(join(here, "workspace", name), join(workspace, name));
+  settingsFile = join(userData, "User", "settings.json");
+  writeSettings(settings);
+  env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, ".local/share") };
+  common = ["--user-data-dir", userData, "--extensions-dir", extensions];
+  execFileSync(codeServer, [...common, "--install-extension", vsix], { env, stdio: "inherit" });
+}
+
 function writeSettings(extra) {
   const settings = {
     "telemetry.telemetryLevel": "off",
@@ -58,10 +72,6 @@ function writeSettings(extra) {
   };
   writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
 }
-writeSettings({ "cudaport.target": "hip" });
-const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, ".local/share") };
-const common = ["--user-data-dir", userData, "--extensions-dir", extensions];
-execFileSync(codeServer, [...common, "--install-extension", vsix], { env, stdio: "inherit" });
 
 async function freePort() {
   return new Promise((resolvePort) => {
@@ -73,18 +83,22 @@ async function freePort() {
   });
 }
 
-const port = await freePort();
-const serverLog = [];
-const server = spawn(
-  codeServer,
-  [
-    ...common, "--bind-addr", `127.0.0.1:${port}`, "--auth", "none", "--disable-telemetry", "--disable-update-check",
-    "--disable-workspace-trust", "--disable-getting-started-override", workspace,
-  ],
-  { env, stdio: ["ignore", "pipe", "pipe"] },
-);
-server.stdout.on("data", (chunk) => serverLog.push(String(chunk)));
-server.stderr.on("data", (chunk) => serverLog.push(String(chunk)));
+/** code-server on the profile; `folder` is the folder it opens (none: an empty window). */
+async function startCodeServer(extraArgs = [], folder = workspace) {
+  port = await freePort();
+  serverLog = [];
+  server = spawn(
+    codeServer,
+    [
+      ...common, "--bind-addr", `127.0.0.1:${port}`, "--auth", "none", "--disable-telemetry", "--disable-update-check",
+      "--disable-workspace-trust", "--disable-getting-started-override", ...extraArgs, ...(folder ? [folder] : []),
+    ],
+    { env, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  server.stdout.on("data", (chunk) => serverLog.push(String(chunk)));
+  server.stderr.on("data", (chunk) => serverLog.push(String(chunk)));
+  await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60000);
+}
 
 async function waitForHttp(url, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
@@ -223,9 +237,7 @@ function onDisk(name) {
   return readFileSync(join(workspace, name), "utf8");
 }
 
-let failed = false;
-try {
-  await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60000);
+async function openBrowser() {
   browser = await chromium.launch({
     executablePath: chromiumPath,
     headless: true,
@@ -236,6 +248,12 @@ try {
   });
   page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
   page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
+}
+
+async function englishScenario() {
+  prepare(["kernel.cu", "train.py", "Dockerfile", "requirements.txt"], { "cudaport.target": "hip" });
+  await startCodeServer();
+  await openBrowser();
 
   await step("workbench loads", async () => {
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
@@ -451,15 +469,200 @@ try {
     if (!/No results/i.test(absolute)) throw new Error(`the summary names the workspace's absolute path (${absolute})`);
     await page.keyboard.press("Escape");
   });
-} catch (error) {
-  failed = true;
-  console.error(`e2e: ${error?.stack || error}`);
-  console.error("--- code-server log (tail) ---\n" + serverLog.join("").split("\n").slice(-40).join("\n"));
-} finally {
+}
+
+// ---- the display language zh-cn --------------------------------------------------------------------------------
+// How VS Code gets the display language here: a user picks it with "Configure Display Language", which installs the
+// language pack (MS-CEINTL.vscode-language-pack-zh-hans, from the marketplace; code-server's is Open VSX) and writes
+// "locale": "zh-cn" to argv.json. Neither marketplace is reachable from these machines, and code-server's --locale
+// alone changes nothing: without an installed pack for the locale VS Code falls back to English (its NLS
+// configuration resolves "en"), and so would every extension. So the test installs a language pack of its own
+// (e2e/language-pack-zh-cn: it declares zh-cn as the real one does, with no translations of VS Code's own words)
+// the way a user installs a VSIX, through the running VS Code, which is what records it in languagepacks.json, and
+// starts code-server with --locale zh-cn. VS Code then runs in zh-cn: vscode.env.language is "zh-cn", the
+// extension's package.nls.zh-cn.json and l10n/bundle.l10n.zh-cn.json are loaded, while VS Code's own menus and
+// commands stay English (which the steps below rely on to drive them).
+
+// A CUDA file whose comments are Chinese saved in GBK, as older projects in China have them. The bytes are those of
+// LEGACY_GBK_TEXT encoded as GBK (checked below by decoding them).
+const LEGACY_GBK_TEXT =
+  "// 旧代码：注释用 GBK 编码保存（为海光 DCU 迁移前的版本）\n#include <cuda_runtime.h>\n\nvoid allocate(float **p, size_t n) {\n" +
+  "  cudaMalloc(p, n * sizeof(float));  // 分配设备内存\n}\n";
+const LEGACY_GBK_HEX =
+  "2f2f20bec9b4fac2eba3bad7a2cacdd3c32047424b20b1e0c2ebb1a3b4e6a3a8ceaabaa3b9e22044435520c7a8d2c6c7b0b5c4b0e6b1bea3a90a" +
+  "23696e636c756465203c637564615f72756e74696d652e683e0a0a766f696420616c6c6f6361746528666c6f6174202a2a702c2073697a655f74" +
+  "206e29207b0a2020637564614d616c6c6f6328702c206e202a2073697a656f6628666c6f617429293b20202f2f20b7d6c5e4c9e8b1b8c4dab4e6" +
+  "0a7d0a";
+
+function languagePackVsix() {
+  const vsce = createRequire(join(extensionRoot, "package.json")).resolve("@vscode/vsce/vsce");
+  const out = join(root, "language-pack-zh-cn.vsix");
+  execFileSync(process.execPath, [vsce, "package", "--allow-missing-repository", "--skip-license", "--out", out], {
+    cwd: join(here, "language-pack-zh-cn"),
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  return out;
+}
+
+/** Whatever a cudaport finding's hover says, as text. */
+async function hoverText(line, column) {
+  await page.locator(".monaco-editor .view-lines").first().click();
+  await goTo(line, column);
+  const hover = page.locator(".monaco-hover:not(.hidden)", { hasText: "HIP" }).first();
+  return waitFor(async () => {
+    if (!(await hover.isVisible())) {
+      await runCommand("Show or Focus Hover");
+      await hover.waitFor({ timeout: 5000 });
+    }
+    return (await hover.textContent()) ?? "";
+  }, `the hover at ${line}:${column}`, 40000);
+}
+
+const CJK = /[\u4e00-\u9fff]/;
+
+async function chineseScenario() {
+  prepare(["kernel.cu"], { "cudaport.target": "hip", "cudaport.trace.server": "verbose" });
+  const gbk = Buffer.from(LEGACY_GBK_HEX, "hex");
+  if (new TextDecoder("gbk").decode(gbk) !== LEGACY_GBK_TEXT) throw new Error("the GBK fixture's bytes are not its text");
+  writeFileSync(join(workspace, "legacy_gbk.cu"), gbk);
+  const pack = languagePackVsix();
+  // An empty window first (no folder: the extension does not start), where the language pack is installed.
+  await startCodeServer(["--locale", "zh-cn"], null);
+  await openBrowser();
+
+  await step("zh-cn: the language pack installs from its VSIX and VS Code runs in zh-cn", async () => {
+    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.locator(".monaco-workbench").waitFor({ timeout: 90000 });
+    await page.locator(".statusbar").waitFor({ timeout: 60000 });
+    const before = await page.evaluate(() => globalThis._VSCODE_NLS_LANGUAGE);
+    if (before === "zh-cn") throw new Error("zh-cn before any language pack: the test would prove nothing");
+    const packs = join(userData, "languagepacks.json");
+    await waitFor(async () => {
+      await runCommand("Extensions: Install from VSIX...");
+      // VS Code's simple file dialog: a quick input titled after the command, that takes a path
+      await page.locator(".quick-input-widget .quick-input-title", { hasText: "Install from VSIX" }).waitFor({ timeout: 10000 });
+      const input = page.locator(".quick-input-widget input");
+      await waitFor(async () => (await input.inputValue()).startsWith("/"), "the dialog's folder", 10000);
+      await input.fill(pack);
+      await waitFor(async () => (await input.inputValue()) === pack, "the VSIX's path in the dialog", 10000);
+      await page.locator(".quick-input-widget .monaco-button", { hasText: /^Install$/ }).first().click();
+      await waitFor(() => existsSync(packs) && readFileSync(packs, "utf8").includes('"zh-cn"'), "languagepacks.json", 20000);
+      return true;
+    }, "the language pack installed", 60000);
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+    await page.locator(".monaco-workbench").waitFor({ timeout: 90000 });
+    await page.locator(".explorer-folders-view, .explorer-viewlet").first().waitFor({ timeout: 60000 });
+    const language = await page.evaluate(() => globalThis._VSCODE_NLS_LANGUAGE);
+    if (language !== "zh-cn") throw new Error(`the display language is ${language}, not zh-cn`);
+  });
+
+  await step("zh-cn: the GBK file is named in a Chinese offer, whose answer sets files.encoding", async () => {
+    const toast = page.locator(".notification-toast", { hasText: "legacy_gbk.cu" }).first();
+    await toast.waitFor({ timeout: 90000 });
+    const text = (await toast.locator(".notification-list-item-message").textContent()) ?? "";
+    console.log(`     offer: ${text.replace(/\s+/g, " ")}`);
+    if (!text.includes("GBK") || !text.includes("乱码")) throw new Error(`not the Chinese GBK offer: ${text}`);
+    if (text.includes("kernel.cu")) throw new Error(`the UTF-8 file is named as GBK: ${text}`);
+    await toast.getByRole("button", { name: "在此工作区使用 GBK" }).click();
+    const workspaceSettings = join(workspace, ".vscode", "settings.json");
+    await waitFor(
+      () => existsSync(workspaceSettings) && /"files\.encoding":\s*"gbk"/.test(readFileSync(workspaceSettings, "utf8")),
+      "files.encoding = gbk in the workspace's settings",
+      20000,
+    );
+    // The GBK file now reads as Chinese in the editor (and cudaport still finds its cudaMalloc).
+    await openFile("legacy_gbk.cu");
+    await waitFor(
+      async () => (await page.locator(".monaco-editor .view-lines").first().textContent())?.includes("分配设备内存"),
+      "the GBK comment shown as Chinese",
+      30000,
+    );
+  });
+
+  await step("zh-cn: the status item speaks Chinese", async () => {
+    await openFile("kernel.cu");
+    const text = await waitFor(async () => {
+      const bar = (await page.locator(".statusbar").textContent()) ?? "";
+      return bar.includes("CUDA→HIP：阻断") ? bar : undefined;
+    }, "the status item in Chinese", 60000);
+    console.log(`     status: ${text.slice(text.indexOf("CUDA→"), text.indexOf("CUDA→") + 40)}`);
+  });
+
+  await step("zh-cn: the server was told the display language", async () => {
+    // The protocol trace (cudaport.trace.server = verbose) in the extension's output channel, as VS Code logs it.
+    const initialize = await waitFor(() => {
+      const logs = execFileSync("grep", ["-rl", "--include=*.log", "initializationOptions", join(userData, "logs")], {
+        encoding: "utf8",
+      }).trim();
+      return logs ? readFileSync(logs.split("\n")[0], "utf8") : undefined;
+    }, "the initialize request in the cudaport log", 20000);
+    if (!/"lang":\s*"zh-cn"/.test(initialize)) throw new Error("initializationOptions carry no lang zh-cn");
+    if (!/"locale":\s*"zh-cn"/.test(initialize)) throw new Error("initialize carries no locale zh-cn");
+  });
+
+  await step("zh-cn: the server's hover follows the display language", async () => {
+    // The server's messages come from its catalogue (rules/locale/zh-CN/*.po, in the bundled server).
+    const catalogue = join(extensions, readdirSync(extensions).find((name) => name.startsWith("cudaport.cudaport-")),
+      "bundled", "libs", "cudaport", "_rules", "locale", "zh-CN");
+    await openFile("kernel.cu");
+    const text = await hoverText(14, 3);
+    console.log(`     hover: ${text.replace(/\s+/g, " ").slice(0, 160)}`);
+    if (existsSync(catalogue) && readdirSync(catalogue).some((name) => name.endsWith(".po"))) {
+      if (!CJK.test(text)) throw new Error(`the hover is not in Chinese: ${text}`);
+    } else {
+      console.log("     (the bundled server has no zh-CN catalogue yet: its messages are not checked)");
+    }
+    await page.keyboard.press("Escape");
+  });
+
+  await step("zh-cn: cudaport's settings are described in Chinese in the Settings UI", async () => {
+    await runCommand("Preferences: Open Settings (UI)");
+    const editor = page.locator(".settings-editor").first();
+    await editor.waitFor({ timeout: 30000 });
+    const search = async (query, expected) => {
+      await page.keyboard.press("Control+A");
+      await page.keyboard.type(query);
+      await waitFor(async () => {
+        const shown = (await editor.textContent()) ?? "";
+        return expected.every((text) => shown.includes(text));
+      }, `${expected.join(", ")} in the Settings UI`, 30000);
+    };
+    await search("cudaport", ["要迁移到的加速器", "边输入边检查"]); // the target's and run's descriptions
+    await search("cudaport.lang", ["cudaport 消息（诊断、悬停提示、快速修复、迁移摘要）使用的语言"]);
+  });
+
+  await step("zh-cn: a command title in Chinese in the command palette runs the summary", async () => {
+    await runCommand("cudaport: 显示迁移摘要");
+    await page.locator('.tab:has-text("迁移摘要.md")').first().waitFor({ timeout: 90000 });
+  });
+
+}
+
+async function teardown() {
   if (browser) await browser.close().catch(() => {});
-  server.kill("SIGTERM");
-  if (!keep) rmSync(root, { recursive: true, force: true });
-  else console.log(`kept ${root}`);
+  browser = undefined;
+  page = undefined;
+  if (server) server.kill("SIGTERM");
+  server = undefined;
+  if (root && !keep) rmSync(root, { recursive: true, force: true });
+  else if (root) console.log(`kept ${root}`);
+  root = undefined;
+}
+
+let failed = false;
+for (const [name, scenario] of [["en", englishScenario], ["zh-cn", chineseScenario]]) {
+  if (only && only !== name) continue;
+  console.log(`e2e: scenario ${name}`);
+  try {
+    await scenario();
+  } catch (error) {
+    failed = true;
+    console.error(`e2e: ${error?.stack || error}`);
+    console.error("--- code-server log (tail) ---\n" + (serverLog ?? []).join("").split("\n").slice(-40).join("\n"));
+  } finally {
+    await teardown();
+  }
+  if (failed) break;
 }
 console.log(failed ? "e2e: FAILED" : `e2e: all ${results.length} steps passed`);
 process.exit(failed ? 1 : 0);

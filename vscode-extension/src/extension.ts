@@ -17,11 +17,13 @@ import {
   WorkDoneProgress,
 } from "vscode-languageclient/node";
 
-import { NO_PYTHON_MESSAGE, checkInterpreter, chooseInterpreter, expandPath } from "./interpreter";
+import { offerGbk } from "./gbkOffer";
+import { checkInterpreter, chooseInterpreter, expandPath, noPythonMessage } from "./interpreter";
+import { setTranslator, t } from "./l10n";
 import { ServerCommand, bundledServer, userServer } from "./serverCommand";
 import { toServerOptions } from "./settings";
 import { scopes, statusText, statusTooltip, targetLabels, targetOf, type TargetLabels } from "./status";
-import { SUMMARY_URI, SummaryDocuments } from "./summary";
+import { SUMMARY_SCHEME, SummaryDocuments, summaryUri } from "./summary";
 
 const SECTION = "cudaport";
 const FIX_ALL_KIND = vscode.CodeActionKind.SourceFixAll.append("cudaport");
@@ -53,6 +55,8 @@ let status: vscode.StatusBarItem;
 const summaries = new SummaryDocuments();
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  // Messages in VS Code's display language, from l10n/bundle.l10n.<language>.json (package.json "l10n").
+  setTranslator((message, args) => vscode.l10n.t(message, args));
   output = vscode.window.createOutputChannel("cudaport");
   status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
   status.command = "cudaport.showSummary";
@@ -60,7 +64,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   context.subscriptions.push(
     summaries,
-    vscode.workspace.registerTextDocumentContentProvider(SUMMARY_URI.scheme, summaries),
+    vscode.workspace.registerTextDocumentContentProvider(SUMMARY_SCHEME, summaries),
     vscode.commands.registerCommand("cudaport.fixAll", fixAllInFile),
     vscode.commands.registerCommand("cudaport.migrateWorkspace", migrateWorkspace),
     vscode.commands.registerCommand("cudaport.showSummary", showSummary),
@@ -78,6 +82,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
   await start(context);
+  // After the server started: a workspace of GBK files gets the offer to read them as GBK (once).
+  void offerGbk(context, output).catch((error) => output.appendLine(`GBK check: ${String(error)}`));
 }
 
 export async function deactivate(): Promise<void> {
@@ -90,10 +96,10 @@ export async function deactivate(): Promise<void> {
 async function start(context: vscode.ExtensionContext): Promise<void> {
   const command = await resolveServer(context);
   if (!command) {
-    setStatusError("cudaport: no server");
+    setStatusError(t("cudaport: no server"));
     return;
   }
-  output.appendLine(`Starting: ${command.command} ${command.args.join(" ")} --stdio`);
+  output.appendLine(t("Starting: {command}", { command: `${command.command} ${command.args.join(" ")} --stdio` }));
   const serverOptions: ClientServerOptions = {
     command: command.command,
     args: command.args,
@@ -125,12 +131,14 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     errorHandler: {
       error: () => ({ action: ErrorAction.Continue }),
       closed: () => {
+        const showLog = t("Show log");
+        const restartChoice = t("Restart");
         void vscode.window
-          .showErrorMessage("The cudaport server stopped. See the log for why.", "Show log", "Restart")
+          .showErrorMessage(t("The cudaport server stopped. See the log for why."), showLog, restartChoice)
           .then((choice) => {
-            if (choice === "Show log") {
+            if (choice === showLog) {
               output.show(true);
-            } else if (choice === "Restart") {
+            } else if (choice === restartChoice) {
               void restart(context);
             }
           });
@@ -148,13 +156,14 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     await client.start();
     void loadTargets(client);
   } catch (error) {
-    output.appendLine(`The server failed to start: ${String(error)}`);
-    setStatusError("cudaport: server failed");
+    output.appendLine(t("The server failed to start: {error}", { error: String(error) }));
+    setStatusError(t("cudaport: server failed"));
+    const showLog = t("Show log");
     const choice = await vscode.window.showErrorMessage(
-      `cudaport: the server failed to start (${String(error)}).`,
-      "Show log",
+      t("cudaport: the server failed to start ({error}).", { error: String(error) }),
+      showLog,
     );
-    if (choice === "Show log") {
+    if (choice === showLog) {
       output.show(true);
     }
     return;
@@ -168,7 +177,7 @@ async function restart(context: vscode.ExtensionContext): Promise<void> {
     try {
       await client.stop();
     } catch (error) {
-      output.appendLine(`Stopping the server: ${String(error)}`);
+      output.appendLine(t("Stopping the server: {error}", { error: String(error) }));
     }
     client = undefined;
   }
@@ -181,7 +190,7 @@ async function resolveServer(context: vscode.ExtensionContext): Promise<ServerCo
   const userPath = expandPath(config.get<string>("path", ""), folder, os.homedir());
   if (userPath) {
     if (!fs.existsSync(userPath)) {
-      void vscode.window.showErrorMessage(`cudaport.path points at ${userPath}, which does not exist.`);
+      void vscode.window.showErrorMessage(t("cudaport.path points at {path}, which does not exist.", { path: userPath }));
       return undefined;
     }
     return userServer(userPath, process.env);
@@ -194,8 +203,8 @@ async function resolveServer(context: vscode.ExtensionContext): Promise<ServerCo
     home: os.homedir(),
   });
   if (!interpreter) {
-    output.appendLine(NO_PYTHON_MESSAGE);
-    void vscode.window.showErrorMessage(NO_PYTHON_MESSAGE, "Show log").then((choice) => {
+    output.appendLine(noPythonMessage());
+    void vscode.window.showErrorMessage(noPythonMessage(), t("Show log")).then((choice) => {
       if (choice) {
         output.show(true);
       }
@@ -204,28 +213,35 @@ async function resolveServer(context: vscode.ExtensionContext): Promise<ServerCo
   }
   const check = await checkInterpreter(interpreter);
   if (!check.ok || !check.version) {
-    const message = check.message ?? NO_PYTHON_MESSAGE;
+    const message = check.message ?? noPythonMessage();
     output.appendLine(message);
-    void vscode.window.showErrorMessage(message, "Show log").then((choice) => {
+    void vscode.window.showErrorMessage(message, t("Show log")).then((choice) => {
       if (choice) {
         output.show(true);
       }
     });
     return undefined;
   }
-  output.appendLine(`Python ${check.version.join(".")} at ${interpreter.path} (${interpreter.source})`);
+  output.appendLine(
+    t("Python {version} at {path} ({source})", {
+      version: check.version.join("."),
+      path: interpreter.path,
+      source: interpreter.source,
+    }),
+  );
   const bundle = context.asAbsolutePath("bundled");
   if (!fs.existsSync(path.join(bundle, "libs", "cudaport"))) {
-    const message = "cudaport: this build of the extension carries no server (bundled/libs is missing).";
+    const message = t("cudaport: this build of the extension carries no server (bundled/libs is missing).");
     output.appendLine(message);
     void vscode.window.showErrorMessage(message);
     return undefined;
   }
   const native = path.join(bundle, "native", `cp${check.version[0]}${check.version[1]}`);
   if (!fs.existsSync(native)) {
-    const message =
-      `cudaport: the bundled server has no native libraries for Python ${check.version.join(".")}; ` +
-      "set cudaport.interpreter to Python 3.10-3.14, or cudaport.path to your own cudaport.";
+    const message = t(
+      "cudaport: the bundled server has no native libraries for Python {version}; set cudaport.interpreter to Python 3.10-3.14, or cudaport.path to your own cudaport.",
+      { version: check.version.join(".") },
+    );
     output.appendLine(message);
     void vscode.window.showErrorMessage(message);
     return undefined;
@@ -272,16 +288,16 @@ function which(command: string): string | undefined {
 }
 
 function currentOptions() {
-  return toServerOptions(vscode.workspace.getConfiguration(SECTION)).options;
+  return toServerOptions(vscode.workspace.getConfiguration(SECTION), vscode.env.language).options;
 }
 
 let lastProblems = "";
 function reportSettingProblems(): void {
-  const { problems } = toServerOptions(vscode.workspace.getConfiguration(SECTION));
+  const { problems } = toServerOptions(vscode.workspace.getConfiguration(SECTION), vscode.env.language);
   const text = problems.join("; ");
   if (text && text !== lastProblems) {
-    output.appendLine(`Settings: ${text}`);
-    void vscode.window.showWarningMessage(`cudaport settings: ${text}`);
+    output.appendLine(t("Settings: {problems}", { problems: text }));
+    void vscode.window.showWarningMessage(t("cudaport settings: {problems}", { problems: text }));
   }
   lastProblems = text;
 }
@@ -328,7 +344,7 @@ function fileKey(uri: vscode.Uri): string {
 
 function setStatusError(text: string): void {
   status.text = `$(error) ${text}`;
-  status.tooltip = "Click to show the cudaport log";
+  status.tooltip = t("Click to show the cudaport log");
   status.command = "cudaport.showLogs";
   status.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
   status.show();
@@ -337,7 +353,7 @@ function setStatusError(text: string): void {
 async function fixAllInFile(): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   if (!editor) {
-    void vscode.window.showInformationMessage("cudaport: open a file to fix.");
+    void vscode.window.showInformationMessage(t("cudaport: open a file to fix."));
     return;
   }
   // Ask the providers for the action directly rather than through the editor's code-action UI: the UI drops an
@@ -353,12 +369,14 @@ async function fixAllInFile(): Promise<void> {
   );
   const action = (actions ?? []).find((candidate) => candidate.kind && FIX_ALL_KIND.contains(candidate.kind));
   if (!action?.edit) {
-    void vscode.window.showInformationMessage("cudaport: no safe fixes in this file.");
+    void vscode.window.showInformationMessage(t("cudaport: no safe fixes in this file."));
     return;
   }
   if (!(await vscode.workspace.applyEdit(action.edit))) {
     // The edit names the document version it was computed for: the file changed in the meantime.
-    void vscode.window.showWarningMessage("cudaport: the file changed while the fixes were computed; run the command again.");
+    void vscode.window.showWarningMessage(
+      t("cudaport: the file changed while the fixes were computed; run the command again."),
+    );
   }
 }
 
@@ -374,7 +392,7 @@ async function loadTargets(running: LanguageClient): Promise<void> {
     labels = targetLabels(targets);
     updateStatus();
   } catch (error) {
-    output.appendLine(`Could not list the targets: ${String(error)}`);
+    output.appendLine(t("Could not list the targets: {error}", { error: String(error) }));
   }
 }
 
@@ -382,7 +400,7 @@ async function loadTargets(running: LanguageClient): Promise<void> {
 async function serverCommand<T>(command: string, title: string): Promise<T | undefined> {
   const running = client;
   if (!running) {
-    void vscode.window.showErrorMessage("cudaport: the server is not running.");
+    void vscode.window.showErrorMessage(t("cudaport: the server is not running."));
     return undefined;
   }
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, () =>
@@ -395,14 +413,17 @@ async function migrateWorkspace(): Promise<void> {
   // need confirmation, so VS Code shows its refactor preview before anything is written.
   const result = await serverCommand<{ files: number; fixes: number; applied: boolean } | null>(
     "cudaport.server.migrateWorkspace",
-    "cudaport: computing the safe rewrites of the workspace",
+    t("cudaport: computing the safe rewrites of the workspace"),
   );
   if (result === undefined) return;
   if (!result || result.fixes === 0) {
-    void vscode.window.showInformationMessage("cudaport: nothing to migrate automatically in this workspace.");
+    void vscode.window.showInformationMessage(t("cudaport: nothing to migrate automatically in this workspace."));
   } else if (result.applied) {
     void vscode.window.showInformationMessage(
-      `cudaport: applied ${result.fixes} safe rewrites in ${result.files} files (unsaved: review, then save).`,
+      t("cudaport: applied {fixes} safe rewrites in {files} files (unsaved: review, then save).", {
+        fixes: result.fixes,
+        files: result.files,
+      }),
     );
   }
 }
@@ -410,13 +431,13 @@ async function migrateWorkspace(): Promise<void> {
 async function showSummary(): Promise<void> {
   const running = client;
   if (!running) {
-    void vscode.window.showErrorMessage("cudaport: the server is not running.");
+    void vscode.window.showErrorMessage(t("cudaport: the server is not running."));
     return;
   }
   // The server works the summary out on a thread of its own and reports each file under this work-done token;
   // the notification's Cancel cancels the request.
   const markdown = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: "cudaport: summarising the workspace", cancellable: true },
+    { location: vscode.ProgressLocation.Notification, title: t("cudaport: summarising the workspace"), cancellable: true },
     async (progress, cancellation) => {
       const token = `cudaport-summary-${Date.now()}`;
       let reported = 0;
@@ -435,7 +456,7 @@ async function showSummary(): Promise<void> {
         )) as string | undefined;
       } catch (error) {
         if (cancellation.isCancellationRequested) return undefined;
-        void vscode.window.showErrorMessage(`cudaport: the summary failed: ${String(error)}`);
+        void vscode.window.showErrorMessage(t("cudaport: the summary failed: {error}", { error: String(error) }));
         return undefined;
       } finally {
         listening.dispose();
@@ -445,12 +466,13 @@ async function showSummary(): Promise<void> {
   if (typeof markdown !== "string") return;
   // A read-only document of its own (not an unsaved "Untitled" one), kept up to date when the command runs again,
   // with the rendered preview beside it.
-  summaries.set(SUMMARY_URI, markdown);
-  const document = await vscode.workspace.openTextDocument(SUMMARY_URI);
+  const uri = summaryUri();
+  summaries.set(uri, markdown);
+  const document = await vscode.workspace.openTextDocument(uri);
   await vscode.window.showTextDocument(document, { preview: false });
   try {
     await vscode.commands.executeCommand("markdown.showPreviewToSide", document.uri);
   } catch (error) {
-    output.appendLine(`No Markdown preview: ${String(error)}`);
+    output.appendLine(t("No Markdown preview: {error}", { error: String(error) }));
   }
 }

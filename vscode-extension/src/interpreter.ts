@@ -2,6 +2,8 @@
 // interpreter, else python3 on PATH. Kept free of the vscode module so it can be unit-tested.
 import { execFile } from "child_process";
 
+import { t } from "./l10n";
+
 export const MINIMUM_PYTHON: [number, number] = [3, 10];
 
 export type InterpreterSource = "setting" | "python-extension" | "path";
@@ -98,22 +100,29 @@ export async function checkInterpreter(interpreter: Interpreter, run: Runner = r
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") {
-      return { ok: false, message: `cudaport: Python was not found at ${interpreter.path} (${where}).` };
+      return { ok: false, message: t("cudaport: Python was not found at {path} ({where}).", { path: interpreter.path, where }) };
     }
-    return { ok: false, message: `cudaport: ${interpreter.path} (${where}) could not be run: ${String(error)}` };
+    return {
+      ok: false,
+      message: t("cudaport: {path} ({where}) could not be run: {error}", { path: interpreter.path, where, error: String(error) }),
+    };
   }
   const version = parseVersion(output);
   if (!version) {
-    return { ok: false, message: `cudaport: ${interpreter.path} (${where}) did not report a Python version.` };
+    return {
+      ok: false,
+      message: t("cudaport: {path} ({where}) did not report a Python version.", { path: interpreter.path, where }),
+    };
   }
   if (!isSupported(version)) {
     const need = MINIMUM_PYTHON.join(".");
     return {
       ok: false,
       version,
-      message:
-        `cudaport needs Python ${need} or newer; ${interpreter.path} (${where}) is Python ${output.trim()}. ` +
-        "Set cudaport.interpreter to a newer Python.",
+      message: t(
+        "cudaport needs Python {need} or newer; {path} ({where}) is Python {version}. Set cudaport.interpreter to a newer Python.",
+        { need, path: interpreter.path, where, version: output.trim() },
+      ),
     };
   }
   return { ok: true, version };
@@ -122,14 +131,17 @@ export async function checkInterpreter(interpreter: Interpreter, run: Runner = r
 function describe(interpreter: Interpreter): string {
   switch (interpreter.source) {
     case "setting":
-      return "from the cudaport.interpreter setting";
+      return t("from the cudaport.interpreter setting");
     case "python-extension":
-      return "the Python extension's interpreter";
+      return t("the Python extension's interpreter");
     default:
-      return "found on PATH";
+      return t("found on PATH");
   }
 }
 
-export const NO_PYTHON_MESSAGE =
-  "cudaport needs Python 3.10 or newer to run its server, and none was found: install Python 3, " +
-  "or set cudaport.interpreter (or cudaport.path to a cudaport you installed).";
+/** Said when no Python was found (a function: the message is in the display language, set at activation). */
+export function noPythonMessage(): string {
+  return t(
+    "cudaport needs Python 3.10 or newer to run its server, and none was found: install Python 3, or set cudaport.interpreter (or cudaport.path to a cudaport you installed).",
+  );
+}

@@ -1,5 +1,6 @@
 // VS Code settings (the `cudaport.*` section) -> the options the server reads from initializationOptions and
 // workspace/configuration. Free of the vscode module so it can be unit-tested.
+import { t } from "./l10n";
 
 // Targets come from the rule data (the server's `cudaport.server.targets` command): none is listed here. An empty
 // `cudaport.target` is sent as "" (not left out, which would keep the value an earlier message gave), and the server
@@ -7,6 +8,8 @@
 const TARGET = /^[A-Za-z][\w.@-]*$/;
 const SEVERITIES = new Set(["error", "warning", "information", "hint"]);
 const CODE = /^CP\d{0,4}$/;
+// A language tag (zh-CN, en, zh-cn, en_US): the server maps it to a language it speaks, else English.
+const LANGUAGE_TAG = /^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$/;
 
 // Keys the server reads (camelCase, as editors write them). A list left empty in the settings is left out, so
 // that the project's cudaport.toml / pyproject.toml keeps its value: an empty `select` would enable no rule at all.
@@ -19,6 +22,8 @@ export interface ServerOptions {
   run: "onType" | "onSave";
   showPortable: boolean;
   logLevel: "error" | "warning" | "info" | "debug";
+  /** The language of the server's messages: the cudaport.lang setting, else VS Code's display language. */
+  lang: string;
 }
 
 /** A `get(key, default)` view of configuration, as vscode.WorkspaceConfiguration offers. */
@@ -32,19 +37,25 @@ export interface Mapped {
   problems: string[];
 }
 
-export function toServerOptions(config: ConfigurationView): Mapped {
+/**
+ * `displayLanguage` is VS Code's (vscode.env.language, e.g. "zh-cn"): the server speaks it unless cudaport.lang
+ * names another language.
+ */
+export function toServerOptions(config: ConfigurationView, displayLanguage = ""): Mapped {
   const problems: string[] = [];
   const targetValue = String(config.get<string>("target", "") ?? "").trim();
   let target: string | undefined;
   if (TARGET.test(targetValue)) {
     target = targetValue; // the server checks it against the rule data and reports an unknown one
   } else if (targetValue) {
-    problems.push(`cudaport.target: "${targetValue}" is not a target name; the project's configuration decides`);
+    problems.push(
+      t('cudaport.target: "{value}" is not a target name; the project\'s configuration decides', { value: targetValue }),
+    );
   }
   const codes = (key: string): string[] => {
     const raw = config.get<unknown>(key, []);
     if (!Array.isArray(raw)) {
-      problems.push(`cudaport.${key}: expected a list of rule codes`);
+      problems.push(t("cudaport.{key}: expected a list of rule codes", { key }));
       return [];
     }
     const out: string[] = [];
@@ -53,7 +64,9 @@ export function toServerOptions(config: ConfigurationView): Mapped {
       if (CODE.test(code)) {
         out.push(code);
       } else if (code) {
-        problems.push(`cudaport.${key}: "${String(item)}" is not a rule code or prefix (like CP1001 or CP20)`);
+        problems.push(
+          t('cudaport.{key}: "{value}" is not a rule code or prefix (like CP1001 or CP20)', { key, value: String(item) }),
+        );
       }
     }
     return out;
@@ -66,7 +79,7 @@ export function toServerOptions(config: ConfigurationView): Mapped {
       if (CODE.test(code.toUpperCase()) && SEVERITIES.has(normalized)) {
         severity[code.toUpperCase()] = normalized;
       } else {
-        problems.push(`cudaport.severity: ignoring ${code} = ${String(level)}`);
+        problems.push(t("cudaport.severity: ignoring {code} = {level}", { code, level: String(level) }));
       }
     }
   }
@@ -79,9 +92,16 @@ export function toServerOptions(config: ConfigurationView): Mapped {
   const rawPortable = config.get<unknown>("showPortable", true);
   const showPortable = typeof rawPortable === "boolean" ? rawPortable : true;
   if (typeof rawPortable !== "boolean") {
-    problems.push(`cudaport.showPortable: expected true or false, not ${JSON.stringify(rawPortable)}`);
+    problems.push(t("cudaport.showPortable: expected true or false, not {value}", { value: JSON.stringify(rawPortable) }));
   }
-  const options: ServerOptions = { target: target ?? "", run, showPortable, logLevel };
+  const langValue = String(config.get<unknown>("lang", "") ?? "").trim();
+  let lang = displayLanguage;
+  if (LANGUAGE_TAG.test(langValue)) {
+    lang = langValue;
+  } else if (langValue) {
+    problems.push(t('cudaport.lang: "{value}" is not a language (zh-CN, en); VS Code\'s display language decides', { value: langValue }));
+  }
+  const options: ServerOptions = { target: target ?? "", run, showPortable, logLevel, lang };
   const select = codes("select");
   const ignore = codes("ignore");
   if (select.length) options.select = select;

@@ -1,4 +1,5 @@
 // Counts of cudaport findings by difficulty, for the status bar. Free of the vscode module for unit tests.
+import { t } from "./l10n";
 
 export const DIFFICULTIES = ["portable", "mechanical", "manual", "blocker"] as const;
 export type Difficulty = (typeof DIFFICULTIES)[number];
@@ -82,14 +83,20 @@ export function targetOf(diagnostics: Iterable<DiagnosticLike>): string | undefi
 }
 
 function labelOf(target: string | undefined, labels: TargetLabels): string {
-  if (!target) return "project target";
+  if (!target) return t("project target");
   return labels[target] ?? target.toUpperCase();
 }
 
 export function statusText(target: string | undefined, counts: Counts, labels: TargetLabels = {}): string {
   const label = labelOf(target, labels);
-  const parts = [`${counts.blocker} blocker`, `${counts.manual} manual`, `${counts.mechanical} mechanical`];
-  return `$(circuit-board) CUDA→${label}: ${parts.join(" · ")}`;
+  const { blocker, manual, mechanical } = counts;
+  // The codicon and "CUDA→" stay outside the message: translators see only words.
+  return `$(circuit-board) CUDA→${t("{target}: {blocker} blocker · {manual} manual · {mechanical} mechanical", {
+    target: label,
+    blocker,
+    manual,
+    mechanical,
+  })}`;
 }
 
 /** Findings counted over some files: by difficulty, and how many files have any. */
@@ -121,13 +128,20 @@ export function scopes<K>(
   return { workspace, open };
 }
 
-function line(name: string, scope: Scope): string {
+function workspaceLine(scope: Scope): string {
   const { counts, files } = scope;
-  const where = `${files} file${files === 1 ? "" : "s"} with findings`;
-  return (
-    `${name} (${where}): blocker ${counts.blocker}, manual ${counts.manual}, ` +
-    `mechanical ${counts.mechanical}, portable ${counts.portable}`
-  );
+  const args = { files, ...counts };
+  return files === 1
+    ? t("Workspace ({files} file with findings): blocker {blocker}, manual {manual}, mechanical {mechanical}, portable {portable}", args)
+    : t("Workspace ({files} files with findings): blocker {blocker}, manual {manual}, mechanical {mechanical}, portable {portable}", args);
+}
+
+function openLine(scope: Scope): string {
+  const { counts, files } = scope;
+  const args = { files, ...counts };
+  return files === 1
+    ? t("Open files ({files} file with findings): blocker {blocker}, manual {manual}, mechanical {mechanical}, portable {portable}", args)
+    : t("Open files ({files} files with findings): blocker {blocker}, manual {manual}, mechanical {mechanical}, portable {portable}", args);
 }
 
 export function statusTooltip(
@@ -137,10 +151,10 @@ export function statusTooltip(
   labels: TargetLabels = {},
 ): string {
   const label = labelOf(target, labels);
-  return (
-    `cudaport findings for ${label} (the status bar counts the workspace)\n` +
-    `${line("Workspace", workspace)}\n` +
-    `${line("Open files", open)}\n` +
-    "Click for the migration summary of the workspace."
-  );
+  return [
+    t("cudaport findings for {target} (the status bar counts the workspace)", { target: label }),
+    workspaceLine(workspace),
+    openLine(open),
+    t("Click for the migration summary of the workspace."),
+  ].join("\n");
 }

@@ -2,9 +2,14 @@
 // the showSummary command sets each time it runs (an open summary then shows the new one).
 import * as vscode from "vscode";
 
-export const SUMMARY_URI = vscode.Uri.from({ scheme: "cudaport-summary", path: "/Migration summary.md" });
+import { t } from "./l10n";
 
-const PLACEHOLDER = "# cudaport\n\nRun **cudaport: Show the migration summary** to summarise the workspace.\n";
+export const SUMMARY_SCHEME = "cudaport-summary";
+
+/** The summary's document; its name (the editor tab's title) is in the display language. */
+export function summaryUri(): vscode.Uri {
+  return vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: `/${t("Migration summary")}.md` });
+}
 
 export class SummaryDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
@@ -13,7 +18,10 @@ export class SummaryDocuments implements vscode.TextDocumentContentProvider, vsc
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     // After a window reload VS Code may ask for a summary this session has not made yet.
-    return this.texts.get(uri.toString()) ?? PLACEHOLDER;
+    return (
+      this.texts.get(uri.toString()) ??
+      `# cudaport\n\n${t("Run **cudaport: Show the migration summary** to summarise the workspace.")}\n`
+    );
   }
 
   set(uri: vscode.Uri, text: string): void {

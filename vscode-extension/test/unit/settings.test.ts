@@ -15,7 +15,8 @@ function view(values: Record<string, unknown>) {
 test("defaults send an empty target, lint on type, nothing selected or ignored", () => {
   const { options, problems } = toServerOptions(view({}));
   // an empty target and no empty lists: the project's configuration keeps its values (its target too)
-  assert.deepEqual(options, { target: "", run: "onType", showPortable: true, logLevel: "info" });
+  // lang "": the server follows the client's locale
+  assert.deepEqual(options, { target: "", run: "onType", showPortable: true, logLevel: "info", lang: "" });
   assert.deepEqual(problems, []);
 });
 
@@ -41,8 +42,21 @@ test("settings map to server options, normalising codes and severities", () => {
     run: "onSave",
     showPortable: false,
     logLevel: "debug",
+    lang: "",
   });
   assert.deepEqual(problems, []);
+});
+
+test("the server's language: VS Code's display language, unless cudaport.lang names one", () => {
+  assert.equal(toServerOptions(view({}), "zh-cn").options.lang, "zh-cn");
+  assert.equal(toServerOptions(view({ lang: "" }), "en").options.lang, "en");
+  assert.equal(toServerOptions(view({ lang: "en" }), "zh-cn").options.lang, "en");
+  assert.equal(toServerOptions(view({ lang: " zh-CN " }), "en").options.lang, "zh-CN");
+  // a display language cudaport has no messages in is sent as it is: the server answers in English
+  assert.equal(toServerOptions(view({}), "ja").options.lang, "ja");
+  const bad = toServerOptions(view({ lang: "简体中文" }), "zh-cn");
+  assert.equal(bad.options.lang, "zh-cn");
+  assert.match(bad.problems.join("\n"), /cudaport\.lang.*简体中文.*not a language/);
 });
 
 test("bad values are dropped with a problem naming the setting", () => {
