@@ -1,8 +1,9 @@
-"""Peak memory of `cudaport check` (each format) and `cudaport report` over 1, 2, 4 and 8 copies of a real tree,
-so that growth with the tree shows. Target: check <= 250 MB for 8 copies of cuda-samples, in every format.
+"""Peak memory of `cudaport check` (each format) over 1, 2, 4 and 8 copies of a real tree, so that growth with the
+tree shows. Target: check <= 250 MB for 8 copies of cuda-samples, in every format. (The report's memory, against
+its own target and a baseline checkout, is bench/bench_report.py --memory.)
 
     .venv/bin/python bench/bench_memory.py                                  # /work/corpora/cuda-samples
-    .venv/bin/python bench/bench_memory.py TREE --copies 1,8 --formats json --jobs 1,0 --report
+    .venv/bin/python bench/bench_memory.py TREE --copies 1,8 --formats json --jobs 1,0
 
 The copies are hard links (made once under the system's temporary folder, or --work DIR), named c1 ... c8, and a
 run over n copies is given c1 ... cn. Each command runs as a user runs it (the `cudaport` CLI in a fresh process,
@@ -129,12 +130,6 @@ def check_command(paths: list[Path], fmt: str, jobs: int, output: Path) -> list[
     return [*command, "--jobs", str(jobs), "-o", str(output)]
 
 
-def report_command(paths: list[Path], targets: str, jobs: int, output: Path) -> list[str]:
-    """The migration report as it is today; the report's own engineer may point this at an incremental build."""
-    command = [sys.executable, "-m", "cudaport", "report", *map(str, paths), "--target", targets]
-    return [*command, "--no-progress", "--format", "json", "--jobs", str(jobs), "-o", str(output)]
-
-
 def findings_in(json_output: Path) -> int:
     """The number of findings a `check --format json` output holds (its last line has the summary)."""
     with json_output.open("rb") as handle:
@@ -150,8 +145,6 @@ def main() -> int:
     parser.add_argument("--copies", default="1,2,4,8")
     parser.add_argument("--formats", default="text,json,sarif,github,statistics")
     parser.add_argument("--jobs", default="1,0", help="comma-separated --jobs values (0: automatic)")
-    parser.add_argument("--report", action="store_true", help="measure `report --target hip,npu,mlu` too")
-    parser.add_argument("--report-targets", default="hip,npu,mlu")
     parser.add_argument("--work", type=Path, help="where the copies are made (kept for the next run)")
     args = parser.parse_args()
     if not args.tree.is_dir():
@@ -189,13 +182,6 @@ def main() -> int:
                     _row(label, count, findings, peak, working / base)
                     if count == 8 and max(peak.main_mb, peak.largest_mb) > CHECK_LIMIT_MB:
                         failed.append(f"{label} over 8 copies: {max(peak.main_mb, peak.largest_mb):.0f} MB")
-            if args.report:
-                base = None
-                for count in counts:
-                    peak = measure(report_command(copies[:count], args.report_targets, jobs, output), work)
-                    working = peak.largest_mb
-                    base = base or working
-                    _row(f"report {args.report_targets} -j{jobs or 'auto'}", count, None, peak, working / base)
     for line in failed:
         print(f"over the {CHECK_LIMIT_MB:.0f} MB target: {line}")
     return 1 if failed else 0
