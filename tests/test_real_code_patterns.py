@@ -264,6 +264,30 @@ def test_tile_meta_groups_need_rocm_5_7(cli: Cli, tmp_path: Path) -> None:
     assert not [f for f in new if f[0] == "rows.cpp"]
 
 
+def test_thread_block_group_dim_needs_rocm_5_7(cli: Cli, tmp_path: Path) -> None:
+    """DeepSpeed's kernels read a block's extents from `block.group_dim()`, which HIP's thread_block gained with
+    ROCm 5.7: hipcc 5.2 rejects the file, so on an older release it is a manual finding (it went unflagged); from
+    5.7 it runs as it is. A `group_dim` of the project's own outside cooperative-groups code is not one."""
+    (tmp_path / "extents.cu").write_text(
+        "#include <cooperative_groups.h>\n"
+        "namespace cg = cooperative_groups;\n"
+        "__global__ void widths(int *out) {\n"
+        "  cg::thread_block block = cg::this_thread_block();\n"
+        "  out[0] = block.group_dim().x * block.group_dim().y;\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "layout.cpp").write_text("struct grid { int group_dim; };\nint w(grid g) { return g.group_dim; }\n")
+    old = [(f[0], f[1], f[3], f[4]) for f in _findings(cli, tmp_path, "--target", "hip@5.2", "--exit-zero")]
+    assert [row for row in old if row[2] == "group_dim"] == [
+        ("extents.cu", 5, "group_dim", "manual"),
+        ("extents.cu", 5, "group_dim", "manual"),
+    ]
+    new = _findings(cli, tmp_path, "--target", "hip@5.7", "--show-portable")
+    assert {f[4] for f in new if f[3] == "group_dim"} == {"portable"}
+    assert not [f for f in new if f[0] == "layout.cpp"]
+
+
 def test_cuda_home_imported_by_name_is_judged_where_it_is_used(cli: Cli, tmp_path: Path) -> None:
     """torch-scatter's and torch-cluster's setup.py import CUDA_HOME by name and build the extension when
     `CUDA_HOME is not None or torch.version.hip`: that use already provides for ROCm. The finding belongs to each
