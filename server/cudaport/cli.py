@@ -763,6 +763,10 @@ def _rule_json(rule: Any, targets: list[str]) -> dict[str, Any]:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    if getattr(args, "lang", None):
+        # the server chooses its language itself (its `lang` setting, else the client's locale, else the
+        # environment): --lang speaks for the environment, for clients that send no locale
+        os.environ["CUDAPORT_LANG"] = args.lang
     try:
         from .lsp.server import run_server
     except ImportError as exc:
