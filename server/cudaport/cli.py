@@ -264,7 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = _main(arguments)
     finally:
-        i18n.set_language(before)  # in-process callers (tests, tools) get back the language they had
+        _set_language(before)  # in-process callers (tests, tools) get back the language they had
     if argv is None:  # the `cudaport` command itself (tests call main with their arguments)
         _exit_at_once(code)
     return code
@@ -286,7 +286,7 @@ def _exit_at_once(code: int) -> None:
 
 def _main(argv: Sequence[str]) -> int:
     # argparse's words, and errors before the configuration is read, in the language of --lang or the environment
-    i18n.set_language(i18n.choose(_language_given(argv)))
+    _set_language(i18n.choose(_language_given(argv)))
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown:
@@ -333,7 +333,12 @@ def use_language(args: argparse.Namespace, settings: Settings | None) -> None:
     """The run's language, before anything is analysed: --lang, else `lang` in the configuration, else the
     environment (CUDAPORT_LANG, LC_ALL, LC_MESSAGES, LANG)."""
     explicit = getattr(args, "lang", None) or (settings.lang if settings is not None else None)
-    i18n.set_language(i18n.choose(explicit))
+    _set_language(i18n.choose(explicit))
+
+
+def _set_language(language: str) -> None:
+    if language != i18n.language():  # reading a language's catalogues is not free: once per run
+        i18n.set_language(language)
 
 
 def _subparser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:
@@ -709,7 +714,7 @@ def _rule(args: argparse.Namespace) -> int:
     if getattr(args, "lang", None) is None:
         configured = configured_language(Path.cwd())
         if configured is not None:
-            i18n.set_language(configured)
+            _set_language(configured)
     ruleset = load_ruleset(args.extra_rules or ())
     targets = list(ruleset.targets)
     if args.all:
