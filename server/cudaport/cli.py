@@ -18,8 +18,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from . import __version__
-from .config import ConfigError, Settings, load_settings
+from . import __version__, argparse_i18n, i18n
+from .config import ConfigError, Settings, configured_language, load_settings
+from .i18n import N_, t, tn
 from .models import Difficulty, FixStyle
 from .output.ruledoc import all_rules_markdown, rule_markdown, rule_text
 from .progress import ProgressBar
@@ -39,8 +40,9 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:  # argparse exits with 2 too; keep its message format
         self.print_usage(sys.stderr)
-        sys.stderr.write(f"cudaport: error: {message}\n")
-        choice = re.match(r"argument .*: invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        sys.stderr.write(t("cudaport: error: {message}", message=message) + "\n")
+        # argparse's words (translated like ours): "argument X: invalid choice: 'w' (choose from ...)"
+        choice = re.search(argparse_i18n.invalid_choice_pattern(), message)
         if choice is not None:
             known = [c.strip(" '") for c in choice.group(2).split(",")]
             _suggest(choice.group(1), known)
@@ -49,24 +51,29 @@ class _Parser(argparse.ArgumentParser):
 
 # Options users bring from other tools, and where cudaport has what they meant.
 _ELSEWHERE = {
-    ("check", "--fix"): "`cudaport fix` applies the safe fixes (`cudaport fix --diff` shows them first)",
-    ("check", "--diff"): "`cudaport fix --diff` shows the rewrites",
-    ("check", "--unsafe-fixes"): "`cudaport fix --unsafe-fixes` applies the fixes that need review",
-    ("fix", "--statistics"): "`cudaport check --statistics` counts the findings per rule",
-    ("fix", "--format"): "`cudaport check --format json|sarif|github` writes the findings for tools",
+    ("check", "--fix"): N_("`cudaport fix` applies the safe fixes (`cudaport fix --diff` shows them first)"),
+    ("check", "--diff"): N_("`cudaport fix --diff` shows the rewrites"),
+    ("check", "--unsafe-fixes"): N_("`cudaport fix --unsafe-fixes` applies the fixes that need review"),
+    ("fix", "--statistics"): N_("`cudaport check --statistics` counts the findings per rule"),
+    ("fix", "--format"): N_("`cudaport check --format json|sarif|github` writes the findings for tools"),
 }
 
 
 def _suggest(word: str, known: Sequence[str]) -> None:
     close = difflib.get_close_matches(word, list(known), n=3, cutoff=0.6)
+    # only those nearly as close as the closest (`--targt`: --target, not --lang as well)
+    ratio = {c: difflib.SequenceMatcher(None, word, c).ratio() for c in close}
+    close = [c for c in close if ratio[c] >= ratio[close[0]] - 0.15] if close else close
     if close:
-        sys.stderr.write(f"cudaport: did you mean {' or '.join(close)}?\n")
+        sys.stderr.write(t("cudaport: did you mean {names}?", names=t(" or ").join(close)) + "\n")
 
 
 def _unknown_arguments(parser: argparse.ArgumentParser, command: str, unknown: list[str]) -> None:
     """argparse's "unrecognized arguments", with where the option lives or what it was probably meant to be."""
     parser.print_usage(sys.stderr)
-    sys.stderr.write(f"cudaport: error: unrecognized arguments: {' '.join(unknown)}\n")
+    sys.stderr.write(
+        t("cudaport: error: {message}", message=t("unrecognized arguments: %s") % " ".join(unknown)) + "\n"
+    )
     options = [o for action in parser._actions for o in action.option_strings]
     for word in unknown:
         name = word.split("=", 1)[0]
@@ -74,121 +81,190 @@ def _unknown_arguments(parser: argparse.ArgumentParser, command: str, unknown: l
             continue
         elsewhere = _ELSEWHERE.get((command, name))
         if elsewhere is not None:
-            sys.stderr.write(f"cudaport: {name} is not a `{command}` option: {elsewhere}\n")
+            sys.stderr.write(
+                t(
+                    "cudaport: {option} is not a `{command}` option: {instead}",
+                    option=name,
+                    command=command,
+                    instead=t(elsewhere),
+                )
+                + "\n"
+            )
         else:
             _suggest(name, options)
     raise SystemExit(EXIT_ERROR)
 
 
 def _selection_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("selection and configuration")
+    group = parser.add_argument_group(t("selection and configuration"))
     group.add_argument(
         "--target",
-        help="hip (AMD ROCm, Hygon DCU), npu (Huawei Ascend: CANN, torch_npu) or mlu (Cambricon: CNToolkit, "
-        "torch_mlu), or an alias (rocm, dtk, ascend, cambricon, ...); default: from the configuration, else hip",
+        help=t(
+            "hip (AMD ROCm, Hygon DCU), npu (Huawei Ascend: CANN, torch_npu) or mlu (Cambricon: CNToolkit, "
+            "torch_mlu), or an alias (rocm, dtk, ascend, cambricon, ...); default: from the configuration, else hip"
+        ),
     )
-    group.add_argument("--config", type=Path, help="use this cudaport.toml or pyproject.toml")
-    group.add_argument("--select", help="comma-separated rule codes or prefixes to enable (e.g. CP1,CP20)")
-    group.add_argument("--extend-select", help="codes or prefixes to enable on top of the configuration")
-    group.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
-    group.add_argument("--exclude", help="comma-separated globs replacing the default excludes")
-    group.add_argument("--extend-exclude", help="comma-separated globs to exclude on top of the configuration")
+    group.add_argument("--config", type=Path, help=t("use this cudaport.toml or pyproject.toml"))
+    group.add_argument("--select", help=t("comma-separated rule codes or prefixes to enable (e.g. CP1,CP20)"))
+    group.add_argument("--extend-select", help=t("codes or prefixes to enable on top of the configuration"))
+    group.add_argument("--ignore", help=t("comma-separated rule codes or prefixes to disable"))
+    group.add_argument("--exclude", help=t("comma-separated globs replacing the default excludes"))
+    group.add_argument("--extend-exclude", help=t("comma-separated globs to exclude on top of the configuration"))
     group.add_argument(
         "--extra-rules",
         action="append",
         default=[],
         metavar="FILE",
-        help="an extra rule file (.toml or .csv); may be repeated",
+        help=t("an extra rule file (.toml or .csv); may be repeated"),
     )
     group.add_argument(
-        "-j", "--jobs", type=int, default=0, help="worker processes (default: automatic; 1 = single process)"
+        "-j", "--jobs", type=int, default=0, help=t("worker processes (default: automatic; 1 = single process)")
     )
+
+
+def _language_option(parser: argparse.ArgumentParser) -> None:
+    """--lang, before the command or after it (the same dest, never defaulted: the command's parser would otherwise
+    overwrite what was given before the command)."""
+    parser.add_argument(
+        "--lang",
+        type=_language_argument,
+        default=argparse.SUPPRESS,
+        metavar="{zh-CN,en}",
+        help=t(
+            "the language of messages and output (default: `lang` in the configuration, else CUDAPORT_LANG, "
+            "LC_ALL, LC_MESSAGES, LANG)"
+        ),
+    )
+
+
+def _language_argument(value: str) -> str:
+    chosen = i18n.normalize(value)
+    if chosen is None:
+        raise argparse.ArgumentTypeError(
+            t("unknown language {value}: cudaport speaks {known}", value=repr(value), known=", ".join(i18n.LANGUAGES))
+        )
+    return chosen
+
+
+def _no_progress_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-progress", action="store_true", help=t("no progress bar, even on a terminal"))
+
+
+def _paths_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", default=["."], help=t("files or directories (default: .)"))
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="cudaport", description="Find, rate and rewrite CUDA dependencies.")
-    parser.add_argument("--version", action="version", version=f"cudaport {__version__}")
+    """The command line, its help in the active language (build it after choosing the language)."""
+    argparse_i18n.install()
+    parser = _Parser(prog="cudaport", description=t("Find, rate and rewrite CUDA dependencies."))
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"cudaport {__version__}",
+        help=t("show program's version number and exit"),
+    )
+    _language_option(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    check = sub.add_parser("check", help="report CUDA dependencies with their migration difficulty")
-    check.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
+    check = sub.add_parser("check", help=t("report CUDA dependencies with their migration difficulty"))
+    _paths_argument(check)
     check.add_argument(
         "--format", "--output-format", dest="format", default="text", choices=("text", "json", "github", "sarif")
     )
-    check.add_argument("-o", "--output-file", type=Path, help="write the report here instead of stdout")
-    check.add_argument("--statistics", action="store_true", help="counts per rule and per difficulty")
+    check.add_argument("-o", "--output-file", type=Path, help=t("write the report here instead of stdout"))
+    check.add_argument("--statistics", action="store_true", help=t("counts per rule and per difficulty"))
     check.add_argument(
         "--fail-on",
         choices=[d.label for d in Difficulty] + ["never"],
-        help="lowest difficulty that makes the exit code 1 (default: mechanical)",
+        help=t("lowest difficulty that makes the exit code 1 (default: mechanical)"),
     )
-    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
-    check.add_argument("--show-portable", action="store_true", help="list portable findings in text output")
+    check.add_argument("--exit-zero", action="store_true", help=t("exit 0 even when there are findings"))
+    check.add_argument("--show-portable", action="store_true", help=t("list portable findings in text output"))
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    check.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
+    _no_progress_option(check)
+    _language_option(check)
     _selection_options(check)
 
-    fix = sub.add_parser("fix", help="apply the safe rewrites in place (or show them with --diff)")
-    fix.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
-    fix.add_argument("--diff", action="store_true", help="print a unified diff instead of writing files")
-    fix.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes that need review")
+    fix = sub.add_parser("fix", help=t("apply the safe rewrites in place (or show them with --diff)"))
+    _paths_argument(fix)
+    fix.add_argument("--diff", action="store_true", help=t("print a unified diff instead of writing files"))
+    fix.add_argument("--unsafe-fixes", action="store_true", help=t("also apply fixes that need review"))
     fix.add_argument(
         "--style",
         choices=("rename", "dual-stack"),
-        help="rename: CUDA names become the target's (the default); dual-stack: the code keeps them and a generated "
-        "portability header (C/C++/CUDA) or helper module (Python) makes the same tree build for CUDA and the target",
+        help=t(
+            "rename: CUDA names become the target's (the default); dual-stack: the code keeps them and a generated "
+            "portability header (C/C++/CUDA) or helper module (Python) makes the same tree build for CUDA and the "
+            "target"
+        ),
     )
     fix.add_argument(
         "--fail-on",
         choices=[d.label for d in Difficulty] + ["never"],
-        help="lowest difficulty left after fixing that makes the exit code 1",
+        help=t("lowest difficulty left after fixing that makes the exit code 1"),
     )
-    fix.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
+    _no_progress_option(fix)
     fix.add_argument(
         "--add-ignore",
         action="store_true",
-        help="after fixing, add a `cudaport: ignore[CODE]` comment for each finding left at or above --fail-on "
-        "(default mechanical; --fail-on portable: every finding), in each file's comment syntax",
+        help=t(
+            "after fixing, add a `cudaport: ignore[CODE]` comment for each finding left at or above --fail-on "
+            "(default mechanical; --fail-on portable: every finding), in each file's comment syntax"
+        ),
     )
     fix.add_argument(
         "--output-dir",
         type=Path,
         metavar="DIR",
-        help="write the fixed tree under DIR (laid out as under the current directory) and leave the original as it is",
+        help=t(
+            "write the fixed tree under DIR (laid out as under the current directory) and leave the original as it is"
+        ),
     )
+    _language_option(fix)
     _selection_options(fix)
 
     report = sub.add_parser(
         "report",
-        help="migration assessment: how much runs unchanged, what a tool rewrites, what a person redoes, per target",
-        description="Assess a port: the verdict per target, where the work is, what the code depends on, and what "
-        "to verify afterwards. --target takes several targets, comma-separated (hip,npu,mlu).",
+        help=t("migration assessment: how much runs unchanged, what a tool rewrites, what a person redoes, per target"),
+        description=t(
+            "Assess a port: the verdict per target, where the work is, what the code depends on, and what "
+            "to verify afterwards. --target takes several targets, comma-separated (hip,npu,mlu)."
+        ),
     )
-    report.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
+    _paths_argument(report)
     report.add_argument(
         "--format",
         choices=("html", "md", "markdown", "json"),
-        help="html, md or json (default: from the -o suffix, else md)",
+        help=t("html, md or json (default: from the -o suffix, else md)"),
     )
-    report.add_argument("-o", "--output-file", type=Path, help="write the report here (.html, .md or .json)")
-    report.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
+    report.add_argument("-o", "--output-file", type=Path, help=t("write the report here (.html, .md or .json)"))
+    _no_progress_option(report)
+    _language_option(report)
     _selection_options(report)
 
-    rule = sub.add_parser("rule", help="explain a rule: what, why, example, fix safety")
-    rule.add_argument("code", nargs="?", help="a rule code such as CP1001")
-    rule.add_argument("--all", action="store_true", help="every rule")
+    rule = sub.add_parser("rule", help=t("explain a rule: what, why, example, fix safety"))
+    rule.add_argument("code", nargs="?", help=t("a rule code such as CP1001"))
+    rule.add_argument("--all", action="store_true", help=t("every rule"))
     rule.add_argument("--format", choices=("text", "markdown", "json"), default="text")
-    rule.add_argument("--extra-rules", action="append", type=Path, metavar="FILE", help="rule files to load too")
+    rule.add_argument("--extra-rules", action="append", type=Path, metavar="FILE", help=t("rule files to load too"))
+    _language_option(rule)
 
-    serve = sub.add_parser("serve", help="run the language server (LSP over stdio)")
-    serve.add_argument("--stdio", action="store_true", help="speak LSP over stdin/stdout (the default)")
-    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a loopback TCP port instead (debugging)")
-    serve.add_argument("--log-file", type=Path, help="also write the server log here")
+    serve = sub.add_parser("serve", help=t("run the language server (LSP over stdio)"))
+    serve.add_argument("--stdio", action="store_true", help=t("speak LSP over stdin/stdout (the default)"))
+    serve.add_argument("--tcp", metavar="HOST:PORT", help=t("listen on a loopback TCP port instead (debugging)"))
+    serve.add_argument("--log-file", type=Path, help=t("also write the server log here"))
+    _language_option(serve)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    code = _main(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    before = i18n.language()
+    try:
+        code = _main(arguments)
+    finally:
+        _set_language(before)  # in-process callers (tests, tools) get back the language they had
     if argv is None:  # the `cudaport` command itself (tests call main with their arguments)
         _exit_at_once(code)
     return code
@@ -208,7 +284,9 @@ def _exit_at_once(code: int) -> None:
     os._exit(code)
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _main(argv: Sequence[str]) -> int:
+    # argparse's words, and errors before the configuration is read, in the language of --lang or the environment
+    _set_language(i18n.choose(_language_given(argv)))
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown:
@@ -228,13 +306,39 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.command == "serve":
             return _serve(args)
     except (ConfigError, RuleDataError, UsageError) as exc:
-        print(f"cudaport: error: {exc}", file=sys.stderr)
+        print(t("cudaport: error: {message}", message=exc), file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        print("cudaport: interrupted", file=sys.stderr)
+        print(t("cudaport: interrupted"), file=sys.stderr)
         return EXIT_ERROR
     parser.print_help(sys.stderr)
     return EXIT_ERROR
+
+
+def _language_given(argv: Sequence[str]) -> str | None:
+    """The language --lang names (the last one, as argparse takes it), looked for before argparse runs so that its
+    own help and errors are in it; a value that names no language is left for argparse to reject."""
+    given = None
+    for position, word in enumerate(argv):
+        if word == "--":
+            break
+        if word == "--lang" and position + 1 < len(argv):
+            given = argv[position + 1]
+        elif word.startswith("--lang="):
+            given = word.partition("=")[2]
+    return given if i18n.normalize(given) is not None else None
+
+
+def use_language(args: argparse.Namespace, settings: Settings | None) -> None:
+    """The run's language, before anything is analysed: --lang, else `lang` in the configuration, else the
+    environment (CUDAPORT_LANG, LC_ALL, LC_MESSAGES, LANG)."""
+    explicit = getattr(args, "lang", None) or (settings.lang if settings is not None else None)
+    _set_language(i18n.choose(explicit))
+
+
+def _set_language(language: str) -> None:
+    if language != i18n.language():  # reading a language's catalogues is not free: once per run
+        i18n.set_language(language)
 
 
 def _subparser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:
@@ -260,7 +364,7 @@ def _existing(paths: Sequence[str]) -> None:
     """Paths none of which exists are a usage error, said once before anything runs (no summary of nothing). With
     some that exist, those are checked and each missing one is an error of the run (exit code 2)."""
     if paths and not any(Path(p).exists() for p in paths):
-        raise UsageError(f"{', '.join(paths)}: no such file or directory")
+        raise UsageError(t("{paths}: no such file or directory", paths=", ".join(paths)))
 
 
 # ---- settings from the command line ------------------------------------------------------------------------------
@@ -292,8 +396,9 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         overrides["fix-style"] = args.style
     start = Path(args.paths[0]) if getattr(args, "paths", None) else Path.cwd()
     if args.config is not None and not args.config.is_file():
-        raise ConfigError(f"{args.config}: configuration file not found")
+        raise ConfigError(t("{path}: configuration file not found", path=args.config))
     settings = load_settings(start=start if start.exists() else Path.cwd(), config=args.config, overrides=overrides)
+    use_language(args, settings)
     load_ruleset(settings.extra_rules)  # fail early, with the file name, on broken extra rule files
     return settings
 
@@ -309,11 +414,11 @@ def _exit_code(totals: RunTotals, fail_on: Difficulty | None) -> int:
 def _report_skips(totals: Sequence[RunTotals]) -> None:
     """Skipped files (the same for every target) and errors (each target's, named when there are several)."""
     for label, reason in totals[0].skipped:
-        print(f"cudaport: skipped {label}: {reason}", file=sys.stderr)
+        print(t("cudaport: skipped {path}: {reason}", path=label, reason=reason), file=sys.stderr)
     for each in totals:
         for label, reason in each.errors:
             where = f"{label} ({each.target})" if len(totals) > 1 else label
-            print(f"cudaport: error in {where}: {reason}", file=sys.stderr)
+            print(t("cudaport: error in {path}: {reason}", path=where, reason=reason), file=sys.stderr)
 
 
 def _use_color(choice: str, stream: TextIO) -> bool:
@@ -339,14 +444,14 @@ def _output(args: argparse.Namespace) -> Iterator[TextIO]:
             "w", encoding="utf-8", newline="", dir=target.parent, prefix=f".{target.name}.", delete=False
         )
     except OSError as exc:
-        raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from exc
+        raise UsageError(t("cannot write {path}: {error}", path=target, error=exc.strerror or exc)) from exc
     try:
         with handle:
             yield handle  # type: ignore[misc]  # a text file, as TextIO
         os.chmod(handle.name, _new_file_mode(target))
         os.replace(handle.name, target)
     except OSError as exc:
-        raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from exc
+        raise UsageError(t("cannot write {path}: {error}", path=target, error=exc.strerror or exc)) from exc
     finally:
         with contextlib.suppress(OSError):
             os.unlink(handle.name)
@@ -373,7 +478,7 @@ def _check(args: argparse.Namespace) -> int:
     _existing(args.paths)
     settings, targets = _target_settings(args, _split(args.target) or [])
     ruleset = load_ruleset(settings.extra_rules).pinned(settings.versions)
-    with _progress(args, "Checking") as progress:
+    with _progress(args, t("Checking")) as progress:
         scan = runner.scan(args.paths, settings, targets, jobs=args.jobs, progress=progress)
         totals = scan.totals()
         with _output(args) as out:
@@ -415,12 +520,12 @@ def _fix(args: argparse.Namespace) -> int:
     output = None
     if args.output_dir is not None:
         if args.diff:
-            raise UsageError("--diff shows the fixes and writes nothing: give it or --output-dir, not both")
+            raise UsageError(t("--diff shows the fixes and writes nothing: give it or --output-dir, not both"))
         try:
             output = OutputTree(args.paths, args.output_dir)
         except OutputTreeError as exc:
             raise UsageError(str(exc)) from None
-    with _progress(args, "Fixing") as progress:
+    with _progress(args, t("Fixing")) as progress:
 
         def show(diff: str) -> None:  # each file's diff as it is planned, in output order
             progress.hide()
@@ -442,57 +547,83 @@ def _fix(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
     _report_skips([result.run])
     for label, line, rule, why in result.refused:
-        print(f"cudaport: no suppression added for {rule} at {label}:{line}: {why}", file=sys.stderr)
-    for label, new, entries in result.support:
-        verb = ("Would create" if new else "Would extend") if args.diff else ("Created" if new else "Extended")
         print(
-            f"{verb} {label} ({entries} entr{'ies' if entries != 1 else 'y'}).",
-            file=sys.stderr if args.diff else sys.stdout,
-        )
-    if args.diff:
-        count = len(result.changed_files)
-        print(
-            f"Would fix {result.fixed} finding{'s' if result.fixed != 1 else ''} in {count} "
-            f"file{'s' if count != 1 else ''}.",
+            t(
+                "cudaport: no suppression added for {rule} at {path}:{line}: {reason}",
+                rule=rule,
+                path=label,
+                line=line,
+                reason=why,
+            ),
             file=sys.stderr,
         )
+    for label, new, entries in result.support:
+        print(_support_text(label, new, entries, args.diff), file=sys.stderr if args.diff else sys.stdout)
+    if args.diff:
+        count = len(result.changed_files)
+        findings = tn("{count} finding", "{count} findings", result.fixed)
+        files = tn("{count} file", "{count} files", count)
+        print(t("Would fix {findings} in {files}.", findings=findings, files=files), file=sys.stderr)
         if args.add_ignore:
-            print(f"Would add {_ignores_text(result)}.", file=sys.stderr)
+            print(t("Would add {suppressions}.", suppressions=_ignores_text(result)), file=sys.stderr)
     else:
         _print_fixed(result, settings.fix_style)
         if args.add_ignore:
-            print(f"Added {_ignores_text(result)}.")
+            print(t("Added {suppressions}.", suppressions=_ignores_text(result)))
         if args.output_dir is not None:
-            print(f"The fixed tree is under {args.output_dir}; the original is unchanged.")
+            print(t("The fixed tree is under {path}; the original is unchanged.", path=args.output_dir))
     if args.fail_on == "never":
         return EXIT_ERROR if result.run.errors else EXIT_OK
     return _exit_code(result.run, settings.fail_on)  # --diff too: what would be left decides, as after a fix
 
 
+def _support_text(label: str, new: bool, entries: int, diff: bool) -> str:
+    """A portability header or helper module a dual-stack fix writes (or, with --diff, would write)."""
+    count = tn("{count} entry", "{count} entries", entries)
+    if diff:
+        if new:
+            return t("Would create {path} ({entries}).", path=label, entries=count)
+        return t("Would extend {path} ({entries}).", path=label, entries=count)
+    if new:
+        return t("Created {path} ({entries}).", path=label, entries=count)
+    return t("Extended {path} ({entries}).", path=label, entries=count)
+
+
 def _ignores_text(result: FixResult) -> str:
-    text = (
-        f"{result.ignores} suppression{'s' if result.ignores != 1 else ''} (`cudaport: ignore[...]`) for "
-        f"{result.ignored} finding{'s' if result.ignored != 1 else ''} in {result.ignore_files} "
-        f"file{'s' if result.ignore_files != 1 else ''}"
+    text = t(
+        "{suppressions} (`cudaport: ignore[...]`) for {findings} in {files}",
+        suppressions=tn("{count} suppression", "{count} suppressions", result.ignores),
+        findings=tn("{count} finding", "{count} findings", result.ignored),
+        files=tn("{count} file", "{count} files", result.ignore_files),
     )
     if result.refused:
         count = len(result.refused)
-        text += f"; {count} finding{'s' if count != 1 else ''} left without one (listed above)"
+        text += t(
+            "; {findings} left without one (listed above)",
+            findings=tn("{count} finding", "{count} findings", count),
+        )
     return text
 
 
 def _print_fixed(result: FixResult, style: FixStyle = FixStyle.RENAME) -> None:
+    from .output.words import difficulty_counts
+
     remaining = result.run.summary()
-    left = ", ".join(f"{remaining[d.label]} {d.label}" for d in Difficulty if d > Difficulty.PORTABLE)
+    left = difficulty_counts(remaining, [d for d in Difficulty if d > Difficulty.PORTABLE])
     # a mechanical finding left by a dual-stack fix has a rename but no form that builds for both
     renames = (
-        " (the mechanical ones only as renames: --style rename)"
+        t(" (the mechanical ones only as renames: --style rename)")
         if style is FixStyle.DUAL_STACK and remaining[Difficulty.MECHANICAL.label]
         else ""
     )
     print(
-        f"Fixed {result.fixed} finding{'s' if result.fixed != 1 else ''} in {len(result.changed_files)} "
-        f"file{'s' if len(result.changed_files) != 1 else ''}; left for a person: {left}{renames}."
+        t(
+            "Fixed {findings} in {files}; left for a person: {left}{renames}.",
+            findings=tn("{count} finding", "{count} findings", result.fixed),
+            files=tn("{count} file", "{count} files", len(result.changed_files)),
+            left=left,
+            renames=renames,
+        )
     )
 
 
@@ -531,7 +662,12 @@ def _report_format(args: argparse.Namespace) -> str:
         return "md"
     fmt = format_for(args.output_file)
     if fmt is None:
-        raise UsageError(f"cannot tell the format from {str(args.output_file)!r}: give --format html, md or json")
+        raise UsageError(
+            t(
+                "cannot tell the format from {path}: give --format html, md or json",
+                path=repr(str(args.output_file)),
+            )
+        )
     return fmt
 
 
@@ -543,23 +679,42 @@ def _report(args: argparse.Namespace) -> int:
     fmt = _report_format(args)
     settings, targets = _target_settings(args, specs)
     ruleset = load_ruleset(settings.extra_rules).pinned(settings.versions)
-    with _progress(args, "Scanning") as progress:
+    with _progress(args, t("Scanning")) as progress:
         report = assess(args.paths, settings, targets, ruleset, jobs=args.jobs, progress=progress)
     for problem in report.skipped:
-        print(f"cudaport: skipped {problem.path}: {problem.reason}", file=sys.stderr)
+        print(t("cudaport: skipped {path}: {reason}", path=problem.path, reason=problem.reason), file=sys.stderr)
     for problem in report.errors:
         where = f"{problem.path} ({problem.target})" if len(targets) > 1 and problem.target else problem.path
-        print(f"cudaport: error in {where}: {problem.reason}", file=sys.stderr)
+        print(t("cudaport: error in {path}: {reason}", path=where, reason=problem.reason), file=sys.stderr)
     with _output(args) as out:
         for piece in iter_render(report, fmt):  # the JSON lists every finding: never one string
             out.write(piece)
     if args.output_file is not None:
-        verdicts = ", ".join(f"{report.label(t)}: {report.summaries[t].scale.title.lower()}" for t in targets)
-        print(f"cudaport: wrote {args.output_file} ({report.files_scanned} files; {verdicts})", file=sys.stderr)
+        verdicts = t(", ").join(
+            t(
+                "{target}: {verdict}",
+                target=report.label(target),
+                verdict=t(report.summaries[target].scale.title).lower(),
+            )
+            for target in targets
+        )
+        print(
+            t(
+                "cudaport: wrote {path} ({count} files; {verdicts})",
+                path=args.output_file,
+                count=report.files_scanned,
+                verdicts=verdicts,
+            ),
+            file=sys.stderr,
+        )
     return EXIT_ERROR if report.errors else EXIT_OK
 
 
 def _rule(args: argparse.Namespace) -> int:
+    if getattr(args, "lang", None) is None:
+        configured = configured_language(Path.cwd())
+        if configured is not None:
+            _set_language(configured)
     ruleset = load_ruleset(args.extra_rules or ())
     targets = list(ruleset.targets)
     if args.all:
@@ -569,10 +724,10 @@ def _rule(args: argparse.Namespace) -> int:
             print(json.dumps([_rule_json(r, targets) for r in ruleset.rules.values()], indent=2))
         else:
             for each in ruleset.rules.values():
-                print(f"{each.code}  {each.name:28} {each.summary}")
+                print(f"{each.code}  {each.name:28} {t(each.summary)}")
         return EXIT_OK
     if not args.code:
-        raise UsageError("give a rule code (such as CP1001) or --all")
+        raise UsageError(t("give a rule code (such as CP1001) or --all"))
     code = args.code.strip().upper()
     rule = ruleset.rules.get(code)
     if rule is None:
@@ -582,8 +737,10 @@ def _rule(args: argparse.Namespace) -> int:
         close = [c for c in ruleset.rules if c.startswith(code)][:5]  # a code cut short: the rules it begins
         close = close or difflib.get_close_matches(code, list(ruleset.rules), n=3, cutoff=0.6)
         close += difflib.get_close_matches(args.code.strip().lower(), list(by_name), n=2, cutoff=0.6)
-        hint = f"did you mean {' or '.join(close)}? " if close else ""
-        raise UsageError(f"unknown rule {args.code!r}; {hint}`cudaport rule --all` lists them")
+        hint = t("did you mean {names}? ", names=t(" or ").join(close)) if close else ""
+        raise UsageError(
+            t("unknown rule {code}; {hint}`cudaport rule --all` lists them", code=repr(args.code), hint=hint)
+        )
     if args.format == "markdown":
         sys.stdout.write(rule_markdown(rule, targets))
     elif args.format == "json":
@@ -594,26 +751,31 @@ def _rule(args: argparse.Namespace) -> int:
 
 
 def _rule_json(rule: Any, targets: list[str]) -> dict[str, Any]:
-    return {
+    """Keys, codes and difficulties in English; the prose in the active language, with the English beside it
+    (`english`) when that is another."""
+    docs = {"what": rule.docs.what, "why": rule.docs.why, "example": rule.docs.example, "fix": rule.docs.fix}
+    out = {
         "code": rule.code,
         "name": rule.name,
-        "summary": rule.summary,
-        "difficulty": {t: rule.difficulty[t].label for t in targets if t in rule.difficulty},
-        "unmapped": {t: rule.unmapped[t].label for t in targets if t in rule.unmapped},
-        "docs": {
-            "what": rule.docs.what,
-            "why": rule.docs.why,
-            "example": rule.docs.example,
-            "fix": rule.docs.fix,
-        },
+        "summary": t(rule.summary),
+        "difficulty": {name: rule.difficulty[name].label for name in targets if name in rule.difficulty},
+        "unmapped": {name: rule.unmapped[name].label for name in targets if name in rule.unmapped},
+        "docs": {key: t(text) if text else text for key, text in docs.items()},
     }
+    if i18n.language() != i18n.ENGLISH:
+        out["english"] = {"summary": rule.summary, "docs": docs}
+    return out
 
 
 def _serve(args: argparse.Namespace) -> int:
+    if getattr(args, "lang", None):
+        # the server chooses its language itself (its `lang` setting, else the client's locale, else the
+        # environment): --lang speaks for the environment, for clients that send no locale
+        os.environ["CUDAPORT_LANG"] = args.lang
     try:
         from .lsp.server import run_server
     except ImportError as exc:
-        raise UsageError(f"the language server is not available: {exc}") from exc
+        raise UsageError(t("the language server is not available: {error}", error=exc)) from exc
     return int(run_server(tcp=args.tcp, log_file=args.log_file))
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from .analyzers.tsutil import C_COMMENT_OR_STRING
 from .files import file_kind
+from .i18n import N_, t
 from .source import LineIndex
 
 ByteEdit = tuple[int, int, bytes]  # replace bytes [start, end) with the given bytes
@@ -32,7 +33,13 @@ class CommentSyntax:
     # Syntax nodes that are text, not code: no hover there, no suppression comment inserted inside them.
     literals: frozenset[str]
     above: bool = False  # comments only on lines of their own: the directive goes on the line above
-    why_none: str = ""  # why a kind takes no comment (said when --add-ignore skips its findings)
+    # Why a kind takes no comment (said when --add-ignore skips its findings): an English message (N_), its
+    # {language} filled in, translated when it is said.
+    why_none: str = ""
+    language: str = ""
+
+    def why_no_comment(self) -> str:
+        return t(self.why_none or NO_COMMENTS, language=self.language)
 
 
 C_FAMILY = CommentSyntax(
@@ -47,10 +54,15 @@ PYTHON = CommentSyntax(
     literals=frozenset({"comment", "string", "string_content", "concatenated_string"}),
 )
 
-_INSTEAD = " (exclude the file, or ignore the rule in the configuration)"
+NO_COMMENTS = N_("this kind of file has no comments")
 
 # A language without comments (or without a profile): no suppression comments written.
-GENERIC = CommentSyntax(None, None, frozenset({"comment", "string"}), why_none=f"no comment syntax known{_INSTEAD}")
+GENERIC = CommentSyntax(
+    None,
+    None,
+    frozenset({"comment", "string"}),
+    why_none=N_("no comment syntax known (exclude the file, or ignore the rule in the configuration)"),
+)
 
 PROFILES: dict[str, CommentSyntax] = {"c": C_FAMILY, "python": PYTHON, "cython": PYTHON}
 _INVENTORY_LITERALS = frozenset({"comment", "string", "string_content"})
@@ -65,10 +77,12 @@ def syntax_for(language: str) -> CommentSyntax:
     if kind is None:
         return GENERIC
     if kind.binary:
-        return CommentSyntax(None, None, frozenset(), why_none=f"a binary file has no place for a comment{_INSTEAD}")
+        why = N_("a binary file has no place for a comment (exclude the file, or ignore the rule in the configuration)")
+        return CommentSyntax(None, None, frozenset(), why_none=why)
     if kind.comment is None or language == "json":
         # JSON has no comments (a .jsonc buffer is the only exception, and rare); a notebook's are its cells'
-        return CommentSyntax(None, None, _INVENTORY_LITERALS, why_none=f"{language} has no comments{_INSTEAD}")
+        why = N_("{language} has no comments (exclude the file, or ignore the rule in the configuration)")
+        return CommentSyntax(None, None, _INVENTORY_LITERALS, why_none=why, language=language)
     return CommentSyntax(kind.comment, kind.block_comment, _INVENTORY_LITERALS | kind.strings, above=kind.comment_above)
 
 
@@ -107,7 +121,7 @@ def line_directive(
     where it cannot change what the code means. A string when there is no such place: why. `earliest` is where
     the first finding of the line starts (a literal that began before it and ends the line leaves no place)."""
     if syntax.line_comment is None:
-        return syntax.why_none or "this kind of file has no comments"
+        return syntax.why_no_comment()
     line_start, line_end = lines.line_start(line), lines.line_end(line)
     text = data[line_start:line_end]
     if syntax.above:
@@ -115,7 +129,7 @@ def line_directive(
     existing = LINE_DIRECTIVE.search(text)
     if existing is not None and (root is None or in_comment(root, line_start + existing.start())):
         merged = _merge(data, line_start, existing, codes)
-        return merged if merged is not None else "the line's directive already names these codes"
+        return merged if merged is not None else t("the line's directive already names these codes")
     content_end = line_start + len(text.rstrip())
     line_comment = directive(codes, syntax.line_comment).encode()
     block = syntax.block_comment
@@ -123,14 +137,14 @@ def line_directive(
     continued = text.rstrip().endswith(b"\\")
     if root is None:  # no syntax tree (Cython, setup.cfg): only a line that plainly holds no string
         if continued or any(q in text for q in (b'"""', b"'''")):
-            return "a line continuation or a multi-line string ends the line"
+            return t("a line continuation or a multi-line string ends the line")
         return content_end, content_end, b"  " + line_comment
     node = root.descendant_for_byte_range(max(content_end - 1, line_start), content_end)
     if continued:
         # A macro body continues on the next line: a line comment would swallow it; a block comment fits
         # (but not inside a string that the backslash continues).
         if block_comment is None or (node is not None and node.type in syntax.literals and node.type != "comment"):
-            return "the line continues on the next one (a comment here would end it)"
+            return t("the line continues on the next one (a comment here would end it)")
         position = content_end - 1
         return position, position, block_comment + b" "
     literal = None  # the outermost string or comment the line's end is in (an f-string's `{...}` included)
@@ -150,9 +164,9 @@ def line_directive(
             # itself (a notebook's `!cmd` line, which the cells' Python reads as one): after the line's end.
             return content_end, content_end, b"  " + line_comment
         if node.start_byte < line_start:
-            return "the line ends inside a string or comment that began on an earlier line"
+            return t("the line ends inside a string or comment that began on an earlier line")
         if block_comment is None or (earliest is not None and node.start_byte < earliest):
-            return "the line ends inside a string that goes on past it"
+            return t("the line ends inside a string that goes on past it")
         # A comment or string that goes on past this line, after the findings: a block comment before it.
         return node.start_byte, node.start_byte, block_comment + b" "
     return content_end, content_end, b"  " + line_comment
@@ -173,7 +187,7 @@ def _directive_above(
             and (root is None or in_comment(root, above_start + existing.start()))
         ):
             merged = _merge(data, above_start, existing, codes)
-            return merged if merged is not None else "the directive above already names these codes"
+            return merged if merged is not None else t("the directive above already names these codes")
     line_start, line_end = lines.line_start(line), lines.line_end(line)
     text = data[line_start:line_end]
     indent = text[: len(text) - len(text.lstrip(b" \t"))]

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from . import tomlcompat
+from . import i18n, tomlcompat
+from .i18n import N_, t
 from .models import DEFAULT_SEVERITY, Difficulty, FixStyle, Severity
 from .ruleset import RuleDataError, load_ruleset
 from .source import DEFAULT_MAX_FILE_SIZE
@@ -44,6 +45,11 @@ DEFAULT_COMPAT_HEADER = "cudaport_compat.h"
 DEFAULT_DEVICE_HELPER = "cudaport_device.py"
 
 
+# Where settings came from, as error messages name it when there is no file.
+COMMAND_LINE = N_("command line")
+CONFIGURATION = N_("configuration")
+
+
 class ConfigError(Exception):
     """Configuration that cannot be used; the message names the file and the key."""
 
@@ -67,6 +73,8 @@ class Settings:
     # Dual-stack fixes: the portability header C/C++/CUDA files include, and the Python helper module's file name.
     compat_header: Path | None = None  # None: DEFAULT_COMPAT_HEADER in `root`
     device_helper: str = DEFAULT_DEVICE_HELPER
+    # The language of messages (`lang`: one of i18n.LANGUAGES); None: the environment decides (i18n.choose).
+    lang: str | None = None
 
     @property
     def compat_header_path(self) -> Path:
@@ -113,6 +121,7 @@ _KEYS = {
     "fix-style",
     "compat-header",
     "device-helper",
+    "lang",
 }
 
 
@@ -130,6 +139,23 @@ def find_config(start: Path) -> Path | None:
     return None
 
 
+def configured_language(start: Path) -> str | None:
+    """The `lang` of the nearest configuration, for a command that reads nothing else of it (`cudaport rule`): a
+    configuration that cannot be read is left to the commands that use it, but a `lang` naming no language is an
+    error here too."""
+    path = find_config(start)
+    if path is None:
+        return None
+    try:
+        table = _read_table(path)
+    except ConfigError:
+        return None
+    if "lang" not in table:
+        return None
+    prefix = "tool.cudaport." if path.name == "pyproject.toml" else ""
+    return _language(table["lang"], str(path), prefix + "lang")
+
+
 def _has_tool_table(path: Path) -> bool:
     try:
         text = path.read_text(encoding="utf-8")
@@ -143,7 +169,7 @@ def load_settings(
     config: Path | None = None,
     overrides: Mapping[str, Any] | None = None,
     known_targets: Sequence[str] | Mapping[str, str] | None = None,
-    overrides_from: str = "command line",
+    overrides_from: str = COMMAND_LINE,
     use_files: bool = True,
 ) -> Settings:
     """Settings for paths under `start` (or from an explicit `config` file), with `overrides` applied on top.
@@ -159,9 +185,9 @@ def load_settings(
     if root.is_file():
         root = root.parent
     settings = Settings(config_path=path, root=root)
-    settings = _apply(settings, table, str(path) if path else "configuration", root, known_targets)
+    settings = _apply(settings, table, str(path) if path else t(CONFIGURATION), root, known_targets)
     if overrides:
-        settings = _apply(settings, dict(overrides), overrides_from, Path.cwd(), known_targets)
+        settings = _apply(settings, dict(overrides), t(overrides_from), Path.cwd(), known_targets)
     return settings
 
 
@@ -169,18 +195,18 @@ def _read_table(path: Path) -> dict[str, Any]:
     try:
         data = tomlcompat.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError(f"{path}: configuration file not found") from None
+        raise ConfigError(t("{path}: configuration file not found", path=path)) from None
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        raise ConfigError(t("{path}: cannot read: {error}", path=path, error=exc.strerror or exc)) from exc
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not valid UTF-8: {exc}") from exc
+        raise ConfigError(t("{path}: not valid UTF-8: {error}", path=path, error=exc)) from exc
     except tomlcompat.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+        raise ConfigError(t("{path}: invalid TOML: {error}", path=path, error=exc)) from exc
     if path.name == "pyproject.toml":
         tool = data.get("tool", {})
         table = tool.get("cudaport", {}) if isinstance(tool, dict) else {}
         if not isinstance(table, dict):
-            raise ConfigError(f"{path}: [tool.cudaport] must be a table")
+            raise ConfigError(t("{path}: [tool.cudaport] must be a table", path=path))
         return dict(table)
     return dict(data)
 
@@ -195,14 +221,21 @@ def _apply(
     prefix = "tool.cudaport." if where.endswith("pyproject.toml") else ""
     for key in table:
         if key not in _KEYS:
-            raise ConfigError(f"{where}: unknown key '{prefix}{key}' (known: {', '.join(sorted(_KEYS))})")
+            raise ConfigError(
+                t(
+                    "{where}: unknown key '{key}' (known: {known})",
+                    where=where,
+                    key=prefix + key,
+                    known=", ".join(sorted(_KEYS)),
+                )
+            )
 
     def strings(key: str) -> tuple[str, ...]:
         value = table[key]
         if isinstance(value, str):
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"{where}: '{prefix}{key}' must be a list of strings")
+            raise ConfigError(t("{where}: '{key}' must be a list of strings", where=where, key=prefix + key))
         return tuple(v.strip() for v in value if v.strip())
 
     changes: dict[str, Any] = {}
@@ -222,7 +255,15 @@ def _apply(
         canonical = names.get(name.strip().lower())
         if canonical is None:
             listed = ", ".join(dict.fromkeys(names.values()))
-            raise ConfigError(f"{where}: '{prefix}target' must be one of {listed} (or an alias), not {target!r}")
+            raise ConfigError(
+                t(
+                    "{where}: '{key}' must be one of {known} (or an alias), not {value}",
+                    where=where,
+                    key=prefix + "target",
+                    known=listed,
+                    value=repr(target),
+                )
+            )
         changes["target"] = canonical
         if version.strip():
             try:
@@ -249,7 +290,9 @@ def _apply(
     if "max-file-size" in table:
         size = table["max-file-size"]
         if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
-            raise ConfigError(f"{where}: '{prefix}max-file-size' must be a positive number of bytes")
+            raise ConfigError(
+                t("{where}: '{key}' must be a positive number of bytes", where=where, key=prefix + "max-file-size")
+            )
         changes["max_file_size"] = size
     if "fail-on" in table:
         try:
@@ -268,14 +311,44 @@ def _apply(
     if "compat-header" in table:
         header = table["compat-header"]
         if not isinstance(header, str) or not header.strip() or not header.strip().endswith(_HEADER_SUFFIXES):
-            raise ConfigError(f"{where}: '{prefix}compat-header' must be a header file name (.h, .hpp, .cuh)")
+            raise ConfigError(
+                t(
+                    "{where}: '{key}' must be a header file name (.h, .hpp, .cuh)",
+                    where=where,
+                    key=prefix + "compat-header",
+                )
+            )
         changes["compat_header"] = (base / header.strip()).resolve()
     if "device-helper" in table:
         helper = table["device-helper"]
         if not isinstance(helper, str) or not _MODULE_FILE.fullmatch(helper.strip()):
-            raise ConfigError(f"{where}: '{prefix}device-helper' must be a Python module file name (name.py)")
+            raise ConfigError(
+                t(
+                    "{where}: '{key}' must be a Python module file name (name.py)",
+                    where=where,
+                    key=prefix + "device-helper",
+                )
+            )
         changes["device_helper"] = helper.strip()
+    if "lang" in table:
+        changes["lang"] = _language(table["lang"], where, prefix + "lang")
     return replace(settings, **changes)
+
+
+def _language(value: Any, where: str, key: str) -> str:
+    """`lang`: a language cudaport has messages in (`zh-CN`, `en`, or a spelling of one: `zh_CN`, `zh`)."""
+    chosen = i18n.normalize(value) if isinstance(value, str) else None
+    if chosen is None:
+        raise ConfigError(
+            t(
+                "{where}: '{key}' must be one of {known}, not {value}",
+                where=where,
+                key=key,
+                known=", ".join(i18n.LANGUAGES),
+                value=repr(value),
+            )
+        )
+    return chosen
 
 
 def _effort(
@@ -325,15 +398,31 @@ def _known_codes(extra_rules: tuple[Path, ...]) -> tuple[str, ...]:
 def _codes(values: tuple[str, ...], where: str, key: str, known: tuple[str, ...]) -> tuple[str, ...]:
     for value in values:
         if not (value == "ALL" or (value.startswith("CP") and value[2:].isdigit()) or value == "CP"):
-            raise ConfigError(f"{where}: '{key}': {value!r} is not a rule code or prefix (like CP1001 or CP20)")
+            raise ConfigError(
+                t(
+                    "{where}: '{key}': {value} is not a rule code or prefix (like CP1001 or CP20)",
+                    where=where,
+                    key=key,
+                    value=repr(value),
+                )
+            )
         if value != "ALL" and not any(code.startswith(value) for code in known):
-            raise ConfigError(f"{where}: '{key}': {value!r} matches no rule (`cudaport rule --all` lists them)")
+            raise ConfigError(
+                t(
+                    "{where}: '{key}': {value} matches no rule (`cudaport rule --all` lists them)",
+                    where=where,
+                    key=key,
+                    value=repr(value),
+                )
+            )
     return tuple("CP" if v == "ALL" else v for v in values)
 
 
 def _severities(value: Any, where: str, prefix: str, known: tuple[str, ...]) -> dict[str, Severity]:
     if not isinstance(value, dict):
-        raise ConfigError(f"{where}: '{prefix}severity' must be a table of rule code = severity")
+        raise ConfigError(
+            t("{where}: '{key}' must be a table of rule code = severity", where=where, key=prefix + "severity")
+        )
     out: dict[str, Severity] = {}
     for code, level in value.items():
         _codes((code,), where, f"{prefix}severity", known)

@@ -14,6 +14,7 @@ from . import dualstack
 from .analyzers.base import Analyzer, BadInput, FileContext, search_windows
 from .config import Settings
 from .files import SourcePath, file_kind, language_for
+from .i18n import N_, t
 from .models import CompatEntry, Edit, Finding, Fix, FixStyle
 from .presence import Presence
 from .project import ProjectIndex
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from .session import Session
 
 MAX_FIX_PASSES = 4
-NOT_READ_THERE = "a comment there would not be read as one"
+NOT_READ_THERE = N_("a comment there would not be read as one")
 
 
 @dataclass
@@ -228,7 +229,7 @@ class Engine:
             except BadInput as exc:  # the analyzer's own word for bad input: a broken notebook, a truncated ELF
                 result.error = str(exc)
             except Exception as exc:  # one bad file must not stop a run over a whole tree
-                result.error = f"internal error while analysing: {type(exc).__name__}: {exc}"
+                result.error = t("internal error while analysing: {kind}: {error}", kind=type(exc).__name__, error=exc)
         return results
 
     def read(self, source_path: SourcePath) -> SourceFile:
@@ -318,7 +319,7 @@ class Engine:
             failed = _uncovered(edits, findings, remaining)
             if not failed:
                 return IgnoreResult(new_data, len(edits), sum(len(ix) for _, ix in edits), refused)
-            refused += [(findings[i], NOT_READ_THERE) for k in sorted(failed) for i in edits[k][1]]
+            refused += [(findings[i], t(NOT_READ_THERE)) for k in sorted(failed) for i in edits[k][1]]
             edits = [e for k, e in enumerate(edits) if k not in failed]
         return IgnoreResult(data, refused=refused)
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .config import DEFAULT_EXCLUDE, Settings
+from .i18n import t
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,8 +141,8 @@ class Excluded:
 
     @property
     def reason(self) -> str:
-        source = "a default exclude" if self.default else "the configuration"
-        return f"excluded by `{self.pattern}` ({source}); it holds sources"
+        source = t("a default exclude") if self.default else t("the configuration")
+        return t("excluded by `{pattern}` ({source}); it holds sources", pattern=self.pattern, source=source)
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,14 +227,14 @@ def discover(paths: Iterable[str], settings: Settings) -> Iterator[SourcePath | 
     for given in paths:
         path = Path(given)
         if not path.exists():
-            yield Skipped(given, "no such file or directory", error=True)
+            yield Skipped(given, t("no such file or directory"), error=True)
             continue
         if path.is_file():
             language = language_for(path)
             if language is None:
                 language = file_kinds().sniff(path)
             if language is None:
-                yield Skipped(given, "not a kind of file cudaport reads (rules/files.toml lists them)")
+                yield Skipped(given, t("not a kind of file cudaport reads (rules/files.toml lists them)"))
                 continue
             key = path.resolve()
             if key not in seen:

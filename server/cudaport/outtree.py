@@ -9,6 +9,8 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+from .i18n import t
+
 # Never copied: version control data (large, and not part of what builds).
 _NOT_COPIED = (".git", ".hg", ".svn", ".bzr")
 
@@ -24,11 +26,19 @@ class OutputTree:
         self.sources = [Path(p).resolve() for p in paths]
         for source in self.sources:
             if not _within(source, self.base):
-                raise OutputTreeError(f"{source} is outside the current directory: run from a folder that holds it")
+                raise OutputTreeError(
+                    t("{path} is outside the current directory: run from a folder that holds it", path=source)
+                )
             if _within(self.output, source) or _within(source, self.output):
-                raise OutputTreeError(f"the output directory {output} and {source} overlap: choose another one")
+                raise OutputTreeError(
+                    t(
+                        "the output directory {output} and {path} overlap: choose another one",
+                        output=output,
+                        path=source,
+                    )
+                )
         if self.output.exists() and (not self.output.is_dir() or any(self.output.iterdir())):
-            raise OutputTreeError(f"{output} already exists and is not an empty directory")
+            raise OutputTreeError(t("{output} already exists and is not an empty directory", output=output))
 
     def copy(self) -> None:
         """The given paths, copied under the output directory (symbolic links stay links)."""

@@ -6,6 +6,8 @@ import os
 import time
 from typing import TextIO
 
+from .i18n import t
+
 # A tree this large gets a bar at once; a smaller one only if it is still running after SHOW_AFTER seconds.
 LARGE_TREE = 50
 SHOW_AFTER = 1.0
@@ -40,7 +42,9 @@ class ProgressBar:
         import shutil  # only once a bar is drawn
 
         width = shutil.get_terminal_size((80, 24)).columns
-        counter = f" {done}/{total} files {100 * done // total:3d}%"
+        counter = " " + t(
+            "{done}/{total} files {percent}%", done=done, total=total, percent=f"{100 * done // total:3d}"
+        )
         room = max(10, min(40, width - len(self.label) - len(counter) - 4))
         filled = room * done // total
         return f"{self.label} [{'#' * filled}{'.' * (room - filled)}]{counter}"

@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from . import dualstack
+from . import dualstack, i18n
 from .analyzers.base import BadInput
 from .config import Settings
 from .dualstack import FileNeeds
 from .engine import Engine, FileResult
 from .files import Excluded, Skipped, SourcePath, discover
+from .i18n import t
 from .models import Finding, FixStyle
 from .project import ProjectIndex, checkout_root
 from .results import Diagnostic, FileFindings, RunTotals
@@ -56,8 +57,12 @@ def line_count(data: bytes) -> int:
 _ENGINE: Engine | None = None
 
 
-def _init_worker(settings: Settings, roots: list[Path]) -> None:
+def _init_worker(settings: Settings, roots: list[Path], language: str | None = None) -> None:
+    """A process's engine; a worker process also takes the run's language (findings carry their messages
+    written, in the worker, and a worker may start afresh rather than as a copy of the parent)."""
     global _ENGINE
+    if language is not None and language != i18n.language():
+        i18n.set_language(language)
     _ENGINE = Engine(settings)
     _ENGINE.project = ProjectIndex(_ENGINE.ruleset, roots)
 
@@ -151,7 +156,9 @@ def _map(
 
     size = max(1, min(16, count // (workers * 4)))
     chunks = (list(jobs[i : i + size]) for i in range(0, count, size))
-    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(settings, roots)) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, initializer=_init_worker, initargs=(settings, roots, i18n.language())
+    ) as pool:
         pending: deque[Future[list[Outcome]]] = deque(
             pool.submit(_each, function, chunk) for chunk in itertools.islice(chunks, workers * CHUNKS_IN_FLIGHT)
         )
@@ -197,7 +204,7 @@ class Scan:
         progress: Progress | None = None,
     ) -> None:
         if not targets:
-            raise ValueError("no target given")
+            raise ValueError("no target given")  # a programming error, not a user's
         self.targets = tuple(dict.fromkeys(targets))
         run = collect(paths, settings)
         self.files = len(run.files)
@@ -267,7 +274,7 @@ def _fix_one(job: tuple[SourcePath, bool, bool, bool, FixStyle]) -> FileOutcome:
     engine = _engine()
     outcome = FileOutcome(source_path.label, source_path.language, engine.settings.target)
     if source_path.path.is_symlink():
-        outcome.skipped = "symbolic link: fix the file it points to instead"
+        outcome.skipped = t("symbolic link: fix the file it points to instead")
         return outcome
     try:
         source = engine.read(source_path)
@@ -285,7 +292,7 @@ def _fix_one(job: tuple[SourcePath, bool, bool, bool, FixStyle]) -> FileOutcome:
         outcome.error = str(exc)
         return outcome
     except Exception as exc:  # never let one file stop the run, and never write a file we failed on
-        outcome.error = f"internal error while fixing: {type(exc).__name__}: {exc}"
+        outcome.error = t("internal error while fixing: {kind}: {error}", kind=type(exc).__name__, error=exc)
         return outcome
     outcome.diagnostics = locate(source_path.label, remaining, LineIndex(new_data))
     outcome.fixed = applied  # a dual-stack fix may change only the portability header
@@ -298,7 +305,7 @@ def _fix_one(job: tuple[SourcePath, bool, bool, bool, FixStyle]) -> FileOutcome:
     try:
         outcome.rewritten = source.encode(new_data)
     except UnicodeEncodeError as exc:
-        outcome.error = f"cannot write: {exc}"
+        outcome.error = t("cannot write: {error}", error=exc)
         outcome.changed = False
         outcome.fixed = outcome.ignores = outcome.ignored = 0
     outcome.path = source_path.path
@@ -433,7 +440,7 @@ def fix(
             try:
                 write_atomic(destination, plan.spooled.read_bytes())
             except OSError as exc:  # a file that cannot be written counts as not fixed
-                totals.errors.append((plan.label, f"cannot write: {exc}"))
+                totals.errors.append((plan.label, t("cannot write: {error}", error=exc)))
                 continue
             finally:
                 with contextlib.suppress(OSError):

@@ -15,6 +15,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from .i18n import t
 from .models import Edit
 
 UTF8 = "utf-8"
@@ -44,7 +45,7 @@ class SourceFile:
     def from_bytes(cls, raw: bytes) -> SourceFile:
         """Decode a file's bytes; raises SkipFile for binary content."""
         if b"\x00" in raw[:_BINARY_SNIFF]:
-            raise SkipFile("binary file (contains NUL bytes)")
+            raise SkipFile(t("binary file (contains NUL bytes)"))
         if raw.startswith(_BOM):
             body = raw[len(_BOM) :]
             if _is_utf8(body):
@@ -83,13 +84,19 @@ def read_source(path: Path, max_size: int = DEFAULT_MAX_FILE_SIZE) -> SourceFile
     try:
         size = path.stat().st_size
     except OSError as exc:
-        raise SkipFile(f"cannot read: {exc.strerror or exc}") from exc
+        raise SkipFile(t("cannot read: {error}", error=exc.strerror or exc)) from exc
     if size > max_size:
-        raise SkipFile(f"file is {size:,} bytes, over the {max_size:,}-byte limit (max-file-size)")
+        raise SkipFile(
+            t(
+                "file is {size} bytes, over the {limit}-byte limit (max-file-size)",
+                size=f"{size:,}",
+                limit=f"{max_size:,}",
+            )
+        )
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise SkipFile(f"cannot read: {exc.strerror or exc}") from exc
+        raise SkipFile(t("cannot read: {error}", error=exc.strerror or exc)) from exc
     return SourceFile.from_bytes(raw)
 
 

@@ -9,11 +9,13 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import IO, Any, Protocol, TextIO
 
-from .. import __version__
+from .. import __version__, i18n
+from ..i18n import t, tn
 from ..models import Difficulty
 from ..results import Diagnostic, FileFindings, RunTotals
 from ..ruleset import Rule, RuleSet
 from .ruledoc import rule_markdown, rule_text
+from .words import difficulty_count, difficulty_counts, difficulty_word
 
 SPOOL_IN_MEMORY = 4 * 1024 * 1024  # characters a spool keeps in memory before it moves to a temporary file
 
@@ -102,8 +104,8 @@ class TextSection(_Lines):
                 self.hidden += 1
                 continue
             code = _paint(diag.rule, _COLORS[diag.difficulty], self.color)
-            level = _paint(f"[{diag.difficulty.label}]", _COLORS[diag.difficulty], self.color)
-            fixable = " (fixable)" if diag.finding.fixable else ""
+            level = _paint(f"[{difficulty_word(diag.difficulty)}]", _COLORS[diag.difficulty], self.color)
+            fixable = t(" (fixable)") if diag.finding.fixable else ""
             where = f"{diag.path}:{diag.line}:{diag.column}"
             write(f"{where}: {code} {level} {diag.finding.message}{fixable}{_cell(diag)}\n")
 
@@ -113,24 +115,29 @@ class TextSection(_Lines):
 
 
 def summary_line(totals: RunTotals, hidden_portable: int = 0) -> str:
-    counts = totals.summary()
-    total = totals.findings
-    parts = ", ".join(f"{counts[d.label]} {d.label}" for d in Difficulty)
-    text = (
-        f"Found {total} finding{'s' if total != 1 else ''} in {totals.files_with_findings} of "
-        f"{totals.files_scanned} file{'s' if totals.files_scanned != 1 else ''} for {totals.target} ({parts})"
+    text = t(
+        "Found {findings} in {with_findings} of {files} for {target} ({counts})",
+        findings=tn("{count} finding", "{count} findings", totals.findings),
+        with_findings=totals.files_with_findings,
+        files=tn("{count} file", "{count} files", totals.files_scanned),
+        target=totals.target,
+        counts=difficulty_counts(totals.summary()),
     )
     fixable = totals.fixable
     if fixable:
-        text += f"; {fixable} fixable with `cudaport fix`"
+        text += t("; {count} fixable with `cudaport fix`", count=fixable)
     if hidden_portable:
-        text += f"; {hidden_portable} portable not shown (--show-portable)"
-    text += "."
+        text += t("; {count} portable not shown (--show-portable)", count=hidden_portable)
+    text += t(".")
     if totals.excluded:
         shown = ", ".join(label for label, _ in totals.excluded[:_EXCLUDED_SHOWN])
         more = len(totals.excluded) - _EXCLUDED_SHOWN
-        text += f"\nExcluded, although they hold sources: {shown}{f' and {more} more' if more > 0 else ''}"
-        text += " (exclude / extend-exclude in the configuration decide)."
+        if more > 0:
+            shown = t("{paths} and {count} more", paths=shown, count=more)
+        text += "\n" + t(
+            "Excluded, although they hold sources: {paths} (exclude / extend-exclude in the configuration decide).",
+            paths=shown,
+        )
     return text
 
 
@@ -140,7 +147,11 @@ _EXCLUDED_SHOWN = 8
 def _cell(diag: Diagnostic) -> str:
     """Where a notebook finding is among the cells (its line and column are the notebook file's)."""
     data = diag.finding.data
-    return f" [cell {data['cell']}, line {data.get('cell_line', '')}]" if "cell" in data else ""
+    return (
+        " " + t("[cell {cell}, line {line}]", cell=data["cell"], line=data.get("cell_line", ""))
+        if "cell" in data
+        else ""
+    )
 
 
 # ---- github -----------------------------------------------------------------------------------------------------
@@ -176,7 +187,7 @@ def _github_line(diag: Diagnostic) -> str:
             ("col", diag.column),
             ("endLine", diag.end_line),
             ("endColumn", diag.end_column),
-            ("title", f"cudaport {diag.rule} ({diag.difficulty.label})"),
+            ("title", f"cudaport {diag.rule} ({difficulty_word(diag.difficulty)})"),
         )
     )
     return f"::{_GITHUB_LEVEL[diag.difficulty]} {props}::{_gh_data(diag.finding.message)}"
@@ -286,6 +297,7 @@ class SarifSection:
                     "rules": [_sarif_rule(rule, totals.target, ruleset.rule_url(rule.code)) for rule in rules],
                 }
             },
+            **_sarif_language(),
             "columnKind": "unicodeCodePoints",
             "properties": {
                 "target": totals.target,
@@ -312,17 +324,35 @@ class SarifSection:
 _RULE_INDEX = '"ruleIndex": '
 
 
+def _sarif_language() -> dict[str, str]:
+    """run.language (SARIF 2.1.0 §3.14.26: the language of the log's messages, English when absent), given when
+    the messages are in another."""
+    language = i18n.language()
+    return {} if language == i18n.ENGLISH else {"language": language}
+
+
 def _sarif_rule(rule: Rule, target: str, url: str) -> dict[str, Any]:
     difficulty = rule.difficulty.get(target) or rule.unmapped.get(target) or Difficulty.MANUAL
+    described = _sarif_descriptions(rule, english=False)
+    properties: dict[str, Any] = {"tags": ["cuda", "portability", target]}
+    if i18n.language() != i18n.ENGLISH:
+        properties["english"] = _sarif_descriptions(rule, english=True)  # for tools that want the original
     return {
         "id": rule.code,
         "name": rule.name,
-        "shortDescription": {"text": rule.summary},
-        "fullDescription": {"text": rule.docs.what or rule.summary},
-        "help": {"text": rule_text(rule), "markdown": rule_markdown(rule)},
+        **described,
         "helpUri": url,
         "defaultConfiguration": {"level": _SARIF_LEVEL[difficulty]},
-        "properties": {"tags": ["cuda", "portability", target]},
+        "properties": properties,
+    }
+
+
+def _sarif_descriptions(rule: Rule, english: bool) -> dict[str, Any]:
+    tr = i18n.english if english else t
+    return {
+        "shortDescription": {"text": tr(rule.summary)},
+        "fullDescription": {"text": tr(rule.docs.what or rule.summary)},
+        "help": {"text": rule_text(rule, english=english), "markdown": rule_markdown(rule, english=english)},
     }
 
 
@@ -397,13 +427,18 @@ def render_statistics(totals: RunTotals, ruleset: RuleSet, as_json: bool = False
     for code, count in rows:
         name = ruleset.rules[code].name if code in ruleset.rules else ""
         fixable = totals.fixable_by_rule.get(code, 0)
-        mark = f"  [{fixable} fixable]" if fixable else ""
-        spread = ", ".join(f"{levels[code][d]} {d.label}" for d in reversed(Difficulty) if levels[code].get(d))
+        mark = "  " + t("[{count} fixable]", count=fixable) if fixable else ""
+        spread = t(", ").join(difficulty_count(levels[code][d], d) for d in reversed(Difficulty) if levels[code].get(d))
         lines.append(f"{count:>{width}}  {code}  {name}  ({spread}){mark}")
     summary = totals.summary()
     lines.append("")
-    lines.append("By difficulty: " + ", ".join(f"{d.label} {summary[d.label]}" for d in Difficulty))
-    lines.append(f"Files scanned: {totals.files_scanned}; findings: {totals.findings}")
+    by_difficulty = t(", ").join(
+        t("{difficulty} {count}", difficulty=difficulty_word(d), count=summary[d.label]) for d in Difficulty
+    )
+    lines.append(t("By difficulty: {counts}", counts=by_difficulty))
+    lines.append(
+        t("Files scanned: {files}; findings: {findings}", files=totals.files_scanned, findings=totals.findings)
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -436,7 +471,7 @@ class CheckOutput:
             sink = out if position == 0 else None
             self.sections[target] = self._section(sink, show_portable, color)
         if self.streams and self.several and fmt != "github":
-            out.write(f"== {ruleset.targets[self.targets[0]].label} ==\n")
+            out.write(f"== {t(ruleset.targets[self.targets[0]].label)} ==\n")
 
     @property
     def streams(self) -> bool:
@@ -469,7 +504,7 @@ class CheckOutput:
             if position and documents:
                 out.write(", ")
             elif headings and (position or not self.streams):  # a streamed first block has its heading already
-                out.write(f"{chr(10) if position else ''}== {self.ruleset.targets[target].label} ==\n")
+                out.write(f"{chr(10) if position else ''}== {t(self.ruleset.targets[target].label)} ==\n")
             self.sections[target].write(totals[target], out)
         if documents and (self.fmt == "sarif" or self.several):
             out.write("]}\n")
