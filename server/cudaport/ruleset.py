@@ -276,8 +276,16 @@ _KIND_WORDS = {
 }
 # The kinds the analyzers give their own symbols, shown as they are in English (the inventory's come from
 # rules/inventory.toml, translated as rule data).
-_OTHER_KINDS = (N_("kernel"), N_("launch"), N_("api"), N_("option"), N_("method"), N_("variable"))
-_OTHER_KINDS += (N_("extension"), N_("command"))
+_OTHER_KINDS: tuple[str, ...] = (
+    N_("kernel"),
+    N_("launch"),
+    N_("api"),
+    N_("option"),
+    N_("method"),
+    N_("variable"),
+    N_("extension"),
+)
+_OTHER_KINDS += (N_("command"),)
 
 
 @dataclass

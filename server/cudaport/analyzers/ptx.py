@@ -12,7 +12,7 @@ from tree_sitter import Node
 
 from ..i18n import t
 from ..models import Applicability, Difficulty, Edit, Finding, Fix
-from ..ruleset import Outcome
+from ..ruleset import Outcome, tidy
 from .clex import literal_and_comment_spans, string_contents
 
 if TYPE_CHECKING:
@@ -201,6 +201,7 @@ def _finding(scan: Scan, table: PtxTable, block: AsmBlock, template: str) -> Fin
             target=label,
             instead=t(instead) if instead else t("a builtin, plain C++ or AMDGCN assembly"),
         )
+    message = tidy(message)
     outcome = Outcome(difficulty, None, message, False)
     fix = _rewrite_fix(block, template, matched) if all(e.counterparts.get(target) for e in matched) else None
     if fix is not None:

@@ -14,7 +14,7 @@ from tree_sitter import Node
 
 from ..i18n import N_, t
 from ..models import Difficulty, Edit, Finding, Fix
-from ..ruleset import Outcome
+from ..ruleset import Outcome, tidy
 from .base import starts_word
 from .tsutil import ancestor, in_device_code, text
 
@@ -423,7 +423,8 @@ _COORDINATE_ONLY = re.compile(r"\(?threadIdx\.[xyz]\)?")
 def _make(scan: Scan, rule_code: str, start: int, end: int, symbol: str, message: str) -> Finding:
     rule = scan.ruleset.rule(rule_code)
     difficulty = rule.unmapped.get(scan.context.target, Difficulty.MANUAL)
-    return scan.finding(rule_code, start, end, Outcome(difficulty, None, message, False), symbol, data={"kind": "warp"})
+    outcome = Outcome(difficulty, None, tidy(message), False)
+    return scan.finding(rule_code, start, end, outcome, symbol, data={"kind": "warp"})
 
 
 _USE_WARP_SIZE = N_(" (use warpSize)")
