@@ -116,7 +116,7 @@ class Target:
     runtime_include: str = ""  # the header that declares kernel builtins (nvcc includes CUDA's implicitly)
     lanes: int = 0  # threads per warp/wavefront; 0 = the target has no SIMT warps
     lanes_note: str = ""  # where `lanes` holds (MUSA: 128 on S80/S4000, 32 on S5000)
-    warp_word: str = "warp"  # what messages call a warp ("wavefront" on AMD)
+    warp_word: str = N_("warp")  # what messages call a warp ("wavefront" on AMD)
     unsafe_renames: bool = True  # offer a `manual` counterpart as an unsafe rename
     init: RuntimeInit | None = None
     after_runtime: frozenset[str] = frozenset()  # target headers that only compile after `runtime_include`
@@ -750,7 +750,7 @@ def _load_targets(ruleset: RuleSet, data: Mapping[str, Any], path: Path) -> None
             runtime_include=str(entry.get("runtime-include", "")),
             lanes=_count(entry.get("lanes", 0), f"{where}.lanes"),
             lanes_note=str(entry.get("lanes-note", "")),
-            warp_word=str(entry.get("warp-word", "warp")),
+            warp_word=str(entry.get("warp-word", N_("warp"))),
             unsafe_renames=bool(entry.get("unsafe-renames", True)),
             init=RuntimeInit(
                 str(init["call"]),
