@@ -92,15 +92,19 @@ def from_code(extraction: Extraction, root: Path = CODE) -> None:
                 )
 
 
-def _toml_strings(value: object, keys: set[str], key: str | None, path: str) -> Iterator[tuple[str, str]]:
+def _toml_strings(
+    value: object, keys: set[str], key: str | None, path: str, parent: str | None = None
+) -> Iterator[tuple[str, str]]:
+    """The strings under `keys`: a key's name (`note`), or `table.key` for a key of one table only (`counterpart.npu`,
+    `counterpart.*` for every key of it; a list of tables counts by its name: `ptx.name`)."""
     if isinstance(value, dict):
         for name, inner in value.items():
-            yield from _toml_strings(inner, keys, name, f"{path}.{name}" if path else name)
+            yield from _toml_strings(inner, keys, name, f"{path}.{name}" if path else name, key)
     elif isinstance(value, list):
         for index, inner in enumerate(value):
             label = next((inner[k] for k in ("code", "id") if isinstance(inner, dict) and k in inner), index)
-            yield from _toml_strings(inner, keys, key, f"{path}[{label}]")
-    elif isinstance(value, str) and key in keys:
+            yield from _toml_strings(inner, keys, key, f"{path}[{label}]", parent)
+    elif isinstance(value, str) and (key in keys or f"{parent}.{key}" in keys or f"{parent}.*" in keys):
         yield value, path
 
 
@@ -110,12 +114,15 @@ def from_data(extraction: Extraction, rules: Path = RULES) -> None:
     for entry in (e for spec in specs for e in spec.get("toml", [])):
         keys = set(entry["keys"])
         tables = entry.get("tables")  # only these top-level tables, when a key is prose there but not elsewhere
+        prose_only = bool(entry.get("prose-only", False))
         for path in sorted(rules.glob(entry["files"])):
             data = tomllib.loads(path.read_text(encoding="utf-8"))
             if tables is not None:
                 data = {name: data[name] for name in tables if name in data}
             relative = path.relative_to(rules.parent).as_posix()
             for text, where in _toml_strings(data, keys, None, ""):
+                if prose_only and not any(c.isspace() for c in text.strip()):
+                    continue  # a name or a code beside the prose (`%laneid` among PTX names)
                 extraction.add(text, f"{relative}:{where}")
     for entry in (e for spec in specs for e in spec.get("csv", [])):
         columns = set(entry["columns"])

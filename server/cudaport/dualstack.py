@@ -22,6 +22,7 @@ from . import compat, devicehelper
 from .analyzers.base import DualStackPlan
 from .analyzers.calls import load_call_rewrites
 from .config import Settings
+from .i18n import t
 from .models import CompatEntry
 from .ruleset import RuleSet, version_key
 from .source import SkipFile, SourceFile, read_source
@@ -177,8 +178,11 @@ def support_files(
 def _support(path: Path, before: SourceFile | None, text: str, entries: int, given: Sequence[Path]) -> SupportFile:
     if not _inside(path, given):
         raise OutsidePaths(
-            f"the dual-stack fix writes {path}, which is outside the paths given: fix the project from the folder "
-            "that holds it, or name another place with `compat-header` in the configuration"
+            t(
+                "the dual-stack fix writes {path}, which is outside the paths given: fix the project from the folder "
+                "that holds it, or name another place with `compat-header` in the configuration",
+                path=path,
+            )
         )
     data = text.encode("utf-8")
     return SupportFile(path, before, before.encode(data) if before is not None else data, entries)
@@ -194,7 +198,7 @@ def _read(path: Path, settings: Settings, open_text: Callable[[Path], bytes | No
     try:
         return read_source(path, settings.max_file_size)
     except SkipFile as exc:
-        raise OutsidePaths(f"cannot extend {path}: {exc}") from None
+        raise OutsidePaths(t("cannot extend {path}: {error}", path=path, error=exc)) from None
 
 
 def _inside(path: Path, given: Sequence[Path]) -> bool:

@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import TypedDict
 
+from .i18n import t
+
 
 class Difficulty(enum.IntEnum):
     """How much work a finding means for the chosen target, ordered by cost."""
@@ -25,7 +27,9 @@ class Difficulty(enum.IntEnum):
             return cls[value.strip().upper()]
         except KeyError:
             names = ", ".join(d.label for d in cls)
-            raise ValueError(f"unknown difficulty {value!r} (expected one of: {names})") from None
+            raise ValueError(
+                t("unknown difficulty {value} (expected one of: {names})", value=repr(value), names=names)
+            ) from None
 
 
 class Severity(enum.IntEnum):
@@ -48,7 +52,9 @@ class Severity(enum.IntEnum):
             return cls[aliases.get(text, text)]
         except KeyError:
             names = ", ".join(s.label for s in cls)
-            raise ValueError(f"unknown severity {value!r} (expected one of: {names})") from None
+            raise ValueError(
+                t("unknown severity {value} (expected one of: {names})", value=repr(value), names=names)
+            ) from None
 
 
 DEFAULT_SEVERITY: dict[Difficulty, Severity] = {
@@ -88,7 +94,9 @@ class FixStyle(enum.Enum):
             return cls(value.strip().lower())
         except ValueError:
             names = ", ".join(s.value for s in cls)
-            raise ValueError(f"unknown fix style {value!r} (expected one of: {names})") from None
+            raise ValueError(
+                t("unknown fix style {value} (expected one of: {names})", value=repr(value), names=names)
+            ) from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import tomlcompat
+from . import i18n, tomlcompat
+from .i18n import N_, t
 from .models import Difficulty
 
 
@@ -115,7 +116,7 @@ class Target:
     runtime_include: str = ""  # the header that declares kernel builtins (nvcc includes CUDA's implicitly)
     lanes: int = 0  # threads per warp/wavefront; 0 = the target has no SIMT warps
     lanes_note: str = ""  # where `lanes` holds (MUSA: 128 on S80/S4000, 32 on S5000)
-    warp_word: str = "warp"  # what messages call a warp ("wavefront" on AMD)
+    warp_word: str = N_("warp")  # what messages call a warp ("wavefront" on AMD)
     unsafe_renames: bool = True  # offer a `manual` counterpart as an unsafe rename
     init: RuntimeInit | None = None
     after_runtime: frozenset[str] = frozenset()  # target headers that only compile after `runtime_include`
@@ -236,40 +237,55 @@ class Outcome:
     rewrite: bool  # whether `replacement` may be offered as an edit
 
 
+# Templates are English here and in the rule data (the rule cache is language-independent); a message is written in
+# the active language when it is made: the template through t(), and the words that fill it (subject, kind, target,
+# notes) through t() too, so that a translation orders them itself.
 _GENERIC_MESSAGES = {
-    "mapped": "{subject} {kind} `{symbol}` → `{replacement}` on {target}{note}",
-    "manual": "{subject} {kind} `{symbol}`: {target} has `{replacement}`, but it needs a person to adapt{note}",
-    "same": "{subject} {kind} `{symbol}` works unchanged on {target}{note}",
-    "unmapped": "{subject} {kind} `{symbol}` has no {target} counterpart{note}",
-    "removed": "{subject} {kind} `{symbol}` is not needed on {target}: it is removed{note}",
-    "unmapped-counterpart": (
+    "mapped": N_("{subject} {kind} `{symbol}` → `{replacement}` on {target}{note}"),
+    "manual": N_("{subject} {kind} `{symbol}`: {target} has `{replacement}`, but it needs a person to adapt{note}"),
+    "same": N_("{subject} {kind} `{symbol}` works unchanged on {target}{note}"),
+    "unmapped": N_("{subject} {kind} `{symbol}` has no {target} counterpart{note}"),
+    "removed": N_("{subject} {kind} `{symbol}` is not needed on {target}: it is removed{note}"),
+    "unmapped-counterpart": N_(
         "{subject} {kind} `{symbol}` has no {target} counterpart; the port needs {counterpart}{note}"
     ),
-    "too-old": (
+    "too-old": N_(
         "{subject} {kind} `{symbol}` needs {product} ≥ {added} (`{replacement}`), and the build assumes {product} "
         "{version}: keep the CUDA path for older releases or require a newer one{note}"
     ),
-    "not-on-generation": (
+    "not-on-generation": N_(
         "{subject} {kind} `{symbol}`: `{replacement}` is only on {product} {only}, not on the {version} the build "
         "assumes{note}"
     ),
-    "version-removed": (
+    "version-removed": N_(
         "{subject} {kind} `{symbol}`: `{replacement}` was removed in {product} {removed}, and the build assumes "
         "{product} {version}{note}"
     ),
 }
 _KIND_WORDS = {
-    "function": "function",
-    "device_function": "device function",
-    "type": "type",
-    "enum_value": "enum value",
-    "define": "macro",
-    "header": "header",
-    "namespace": "namespace",
-    "pattern": "construct",
-    "guard": "header macro",
-    "member": "member",
+    "function": N_("function"),
+    "device_function": N_("device function"),
+    "type": N_("type"),
+    "enum_value": N_("enum value"),
+    "define": N_("macro"),
+    "header": N_("header"),
+    "namespace": N_("namespace"),
+    "pattern": N_("construct"),
+    "guard": N_("header macro"),
+    "member": N_("member"),
 }
+# The kinds the analyzers give their own symbols, shown as they are in English (the inventory's come from
+# rules/inventory.toml, translated as rule data).
+_OTHER_KINDS: tuple[str, ...] = (
+    N_("kernel"),
+    N_("launch"),
+    N_("api"),
+    N_("option"),
+    N_("method"),
+    N_("variable"),
+    N_("extension"),
+)
+_OTHER_KINDS += (N_("command"),)
 
 
 @dataclass
@@ -289,7 +305,7 @@ class RuleSet:
     areas: tuple[Area, ...] = ()  # the report's inventory areas, in the migration guides' order
     generic_names: frozenset[str] = frozenset()  # the symbols flagged `generic`, known without decoding them
     _header_cache: dict[str, Symbol | None] = field(default_factory=dict, repr=False)
-    _outcome_cache: dict[tuple[int, str], Outcome] = field(default_factory=dict, repr=False)
+    _outcome_cache: dict[tuple[int, str, str], Outcome] = field(default_factory=dict, repr=False)
 
     def target_names(self) -> dict[str, str]:
         """Every name a user may give for a target (its name and aliases, lower-case) -> the target's name."""
@@ -309,21 +325,42 @@ class RuleSet:
         canonical = self.resolve_target(name)
         if canonical is None:
             known = ", ".join(self.targets)
-            raise ValueError(f"unknown target {name.strip()!r} (known: {known}, or an alias)")
+            raise ValueError(
+                t("unknown target {name} (known: {known}, or an alias)", name=repr(name.strip()), known=known)
+            )
         version = version.strip()
         if not version:
             return canonical, ""
         scheme = self.targets[canonical].versions
         if scheme is None:
-            raise ValueError(f"target {canonical!r} has no version data: give it without '@{version}'")
+            raise ValueError(
+                t(
+                    "target {name} has no version data: give it without '@{version}'",
+                    name=repr(canonical),
+                    version=version,
+                )
+            )
         if scheme.generations:
             generation = scheme.generation(version)
             if generation is None:
                 known = ", ".join(scheme.generations)
-                raise ValueError(f"{spec.strip()!r}: {scheme.product} generations are {known}")
+                raise ValueError(
+                    t(
+                        "{spec}: {product} generations are {known}",
+                        spec=repr(spec.strip()),
+                        product=scheme.product,
+                        known=known,
+                    )
+                )
             return canonical, generation
         if version_key(version) is None:
-            raise ValueError(f"{spec.strip()!r}: a version is numbers separated by dots, like {scheme.newest}")
+            raise ValueError(
+                t(
+                    "{spec}: a version is numbers separated by dots, like {example}",
+                    spec=repr(spec.strip()),
+                    example=scheme.newest,
+                )
+            )
         return canonical, version
 
     def pinned(self, versions: Mapping[str, str]) -> RuleSet:
@@ -398,13 +435,13 @@ class RuleSet:
             return self.targets[name]
         except KeyError:
             known = ", ".join(sorted(self.targets))
-            raise ValueError(f"unknown target {name!r} (known: {known})") from None
+            raise ValueError(t("unknown target {name} (known: {known})", name=repr(name), known=known)) from None
 
     # ---- meaning of a symbol for a target ------------------------------------------------------------------
     def outcome(self, symbol: Symbol, target: str) -> Outcome:
         """Cached for the symbols of the tables: they are immutable and the rule data does not change after loading
         (names matched by a prefix or a header glob are built per use and are not cached)."""
-        key = (id(symbol), target)
+        key = (id(symbol), target, i18n.language())  # the message is written in the language of the moment
         cached = self._outcome_cache.get(key)
         if cached is not None:
             return cached
@@ -489,25 +526,28 @@ class RuleSet:
         known = self.targets.get(target)
         product = known.versions.product if known is not None and known.versions is not None else ""
         version = self.version_of(target)
-        notes = [n for n in (extra_note, symbol.note, _lifecycle(symbol, rule.versions)) if n]
+        notes = [note_text(n) for n in (extra_note, symbol.note) if n]
+        notes += [n for n in (_lifecycle(symbol, rule.versions),) if n]
         if mapping is not None and kind not in _RELEASE_KINDS:
             notes.extend(_target_lifecycle(mapping, known.versions if known is not None else None, version))
         template = self.message_template(rule, kind, target)
-        label = known.label if known is not None else target
+        label = t(known.label) if known is not None else target
         # A rule's words for what replaces the construct; a target the rule says nothing about gets honest ones.
         counterpart = (
-            rule.counterparts.get(target) or f"an implementation of its own (cudaport knows no {label} counterpart)"
+            t(rule.counterparts[target])
+            if rule.counterparts.get(target)
+            else t("an implementation of its own (cudaport knows no {target} counterpart)", target=label)
         )
         values = {
-            "subject": rule.subject,
-            "kind": _KIND_WORDS.get(symbol.kind, symbol.kind),
+            "subject": t(rule.subject),
+            "kind": t(_KIND_WORDS.get(symbol.kind, symbol.kind)),
             "symbol": symbol.name,
             "replacement": replacement,
             "target": label,
             "counterpart": counterpart,
-            "note": "".join(f"; {n}" for n in notes),
-            "lanes": str(known.lanes) if known is not None and known.lanes else "no",
-            "lanes_note": known.lanes_note if known is not None else "",
+            "note": "".join(t("; {note}", note=n) for n in notes),
+            "lanes": str(known.lanes) if known is not None and known.lanes else "no",  # never said: warps have lanes
+            "lanes_note": t(known.lanes_note) if known is not None and known.lanes_note else "",
             "product": product,
             "version": version,
             "added": _short(mapping.added) if mapping is not None else "",
@@ -515,9 +555,15 @@ class RuleSet:
             "only": "/".join(mapping.only) if mapping is not None else "",
         }
         try:
-            return template.format(**values)
-        except (KeyError, IndexError) as exc:  # a bad template in extra rule data must not crash analysis
-            return f"{rule.subject} `{symbol.name}` ({rule.code}; bad message template: {exc})"
+            return tidy(t(template).format(**values))
+        except (KeyError, IndexError, ValueError) as exc:  # a bad template in extra rule data must not crash analysis
+            return t(
+                "{subject} `{symbol}` ({code}; bad message template: {error})",
+                subject=values["subject"],
+                symbol=symbol.name,
+                code=rule.code,
+                error=exc,
+            )
 
     @staticmethod
     def message_template(rule: Rule, kind: str, target: str) -> str:
@@ -563,13 +609,13 @@ def _target_lifecycle(mapping: TargetMapping, scheme: VersionScheme | None, vers
     product = scheme.product if scheme is not None else ""
     added, oldest = version_key(mapping.added), version_key(scheme.oldest) if scheme is not None else None
     if added is not None and product and (oldest is None or added > oldest):
-        notes.append(f"needs {product} ≥ {_short(mapping.added)}")
+        notes.append(t("needs {product} ≥ {version}", product=product, version=_short(mapping.added)))
     if mapping.deprecated and product:
         key, deprecated = version_key(version), version_key(mapping.deprecated)
         if key is not None and deprecated is not None and key >= deprecated:
-            notes.append(f"deprecated since {product} {_short(mapping.deprecated)}")
+            notes.append(t("deprecated since {product} {version}", product=product, version=_short(mapping.deprecated)))
     if mapping.condition:
-        notes.append(f"the build must define {mapping.condition}")
+        notes.append(t("the build must define {condition}", condition=mapping.condition))
     return notes
 
 
@@ -580,10 +626,29 @@ def _short(version: str) -> str:
 
 def _lifecycle(symbol: Symbol, product: str) -> str:
     if symbol.removed:
-        return f"removed in {product} {symbol.removed}"
+        return t("removed in {product} {version}", product=product, version=symbol.removed)
     if symbol.deprecated:
-        return f"deprecated since {product} {symbol.deprecated}"
+        return t("deprecated since {product} {version}", product=product, version=symbol.deprecated)
     return ""
+
+
+def note_text(note: str) -> str:
+    """A note of the rule data in the active language; one that joins notes of two tables with "; " (a counterpart
+    table adding to a symbol table's note) is translated a part at a time."""
+    shown = t(note)
+    if shown is not note or "; " not in note:
+        return shown
+    return t("; ").join(t(part) for part in note.split("; "))
+
+
+_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+_CJK_GAP = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])")
+
+
+def tidy(message: str) -> str:
+    """A message as its language writes it: a template's space between two words (`{subject} {kind}`) goes where
+    both are Chinese ("CUDA 运行时 函数" -> "CUDA 运行时函数"); English is left as it is."""
+    return _CJK_GAP.sub("", message) if i18n.language() != i18n.ENGLISH else message
 
 
 # ---- loading ---------------------------------------------------------------------------------------------------
@@ -685,7 +750,7 @@ def _load_targets(ruleset: RuleSet, data: Mapping[str, Any], path: Path) -> None
             runtime_include=str(entry.get("runtime-include", "")),
             lanes=_count(entry.get("lanes", 0), f"{where}.lanes"),
             lanes_note=str(entry.get("lanes-note", "")),
-            warp_word=str(entry.get("warp-word", "warp")),
+            warp_word=str(entry.get("warp-word", N_("warp"))),
             unsafe_renames=bool(entry.get("unsafe-renames", True)),
             init=RuntimeInit(
                 str(init["call"]),

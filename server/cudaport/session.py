@@ -24,6 +24,7 @@ slightly different from a fresh parse, which is what `cudaport check` sees."""
 from __future__ import annotations
 
 import functools
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,7 +49,8 @@ _WHOLE_FILE_SHARE = 0.5
 _NEAR = 1024
 _DEFINITIONS = frozenset({"function_definition"})
 _FIELD_ACCESS = "field_expression"
-_LINE_REF = "(line "  # how a message names a line (Finding.line_ref)
+# How a message names a line (Finding.line_ref), in English and in the Chinese of its translation.
+_LINE_REF = re.compile(r"(?:\(line |（第 )(\d+)(?=\)| 行）)")
 # Changed ranges longer than this are looked at node by node (see _refined): most are a container's end moving.
 _REFINE = 16384
 # Edits kept to map the facts' offsets into the current text; past this many without an analysis, the facts go.
@@ -334,13 +336,11 @@ class Session:
             after = finding.start > end
             _moved(finding, end, delta)
             if reference is not None and reference > end and newlines:
-                line = finding.message.rfind(_LINE_REF)
-                number = finding.message[line + len(_LINE_REF) :].split(")", 1)[0]
-                if line >= 0 and number.isdigit():
-                    finding.message = (
-                        f"{finding.message[:line]}{_LINE_REF}{int(number) + newlines}"
-                        f"{finding.message[line + len(_LINE_REF) + len(number) :]}"
-                    )
+                named = list(_LINE_REF.finditer(finding.message))
+                if named:
+                    lo, hi = named[-1].span(1)
+                    number = int(named[-1].group(1)) + newlines
+                    finding.message = f"{finding.message[:lo]}{number}{finding.message[hi:]}"
                 store.moved_extra(finding)
             elif after and (lines_moved or finding.start <= line_end):
                 store.moved_extra(finding)  # its line or column moved

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..i18n import t
 from ..models import Applicability
 
 _PLACEHOLDER = re.compile(r"\{(&)?(\d+)(\?)?(?::([^{}]+))?\}")
@@ -80,7 +81,9 @@ class CallRewrite:
 
     def title(self, rendered: str) -> str:
         """The fix's title: what its edit writes."""
-        return f"Rewrite as `{rendered}`" + (f" ({self.note})" if self.note else "")
+        if self.note:
+            return t("Rewrite as `{call}` ({note})", call=rendered, note=t(self.note))
+        return t("Rewrite as `{call}`", call=rendered)
 
     def render(
         self, args: Sequence[str], pure: Callable[[int], bool] | None = None, written: Sequence[str] | None = None

@@ -17,6 +17,7 @@ from typing import Any
 import tree_sitter_cuda
 from tree_sitter import Language, Node, Parser, Tree
 
+from ..i18n import t
 from ..models import Applicability, CompatEntry, Difficulty, Edit, Finding, FindingData, Fix
 from ..ruleset import Outcome, RuleSet, Symbol, Target, TargetMapping
 from ..source import apply_edits
@@ -386,12 +387,12 @@ class CFamilyAnalyzer:
                 if span is not None:
                     scan.manual_calls.append((*span, name))
                 shape = next((c.shape for c in calls if c.shape), "")
-                outcome = Outcome(
-                    max(outcome.difficulty, Difficulty.MANUAL),
-                    None,
-                    f"{outcome.message}; rewrite this call by hand" + (f": {shape}" if shape else ""),
-                    False,
+                message = (
+                    t("{message}; rewrite this call by hand: {shape}", message=outcome.message, shape=t(shape))
+                    if shape
+                    else t("{message}; rewrite this call by hand", message=outcome.message)
                 )
+                outcome = Outcome(max(outcome.difficulty, Difficulty.MANUAL), None, message, False)
         else:
             fix = self._rename_fix(name, outcome, start, end, scan.data)
             dual = self._dual_name(scan, symbol, name, outcome, fix)
@@ -424,9 +425,18 @@ class CFamilyAnalyzer:
         plan = scan.context.dual
         assert plan is not None
         replacement = outcome.replacement
-        shown = f"`{replacement}`" if replacement else "nothing"
+        title = (
+            t(
+                "Keep `{name}`: map it to `{replacement}` in {header} (dual-stack)",
+                replacement=replacement,
+                name=name,
+                header=plan.header_name,
+            )
+            if replacement
+            else t("Keep `{name}`: map it to nothing in {header} (dual-stack)", name=name, header=plan.header_name)
+        )
         return Fix(
-            f"Keep `{name}`: map it to {shown} in {plan.header_name} (dual-stack)",
+            title,
             self._name_insertion(scan),
             compat=(CompatEntry("name", name, replacement),),
         )
@@ -463,7 +473,12 @@ class CFamilyAnalyzer:
             if a.type != "comment" and _top_level_comma(a)
         )
         return Fix(
-            f"Keep `{symbol.name}`: its calls become `{call.callee}` through {plan.header_name} (dual-stack)",
+            t(
+                "Keep `{name}`: its calls become `{callee}` through {header} (dual-stack)",
+                name=symbol.name,
+                callee=call.callee,
+                header=plan.header_name,
+            ),
             (*edits, *self._name_insertion(scan)),
             compat=(CompatEntry("call", symbol.name, call.callee),),
         )
@@ -480,7 +495,7 @@ class CFamilyAnalyzer:
             finding = scan.finding(symbol.rule, start, end, outcome, name, fix, data)
             directive = ancestor(node, _DIRECTIVES)
             if outcome.replacement and directive is not None and _tests_name(scan.data, directive, outcome.replacement):
-                _downgrade(finding, f"the same directive tests `{outcome.replacement}` too")
+                _downgrade(finding, t("the same directive tests `{name}` too", name=outcome.replacement))
             elif fix is not None and fix.is_safe and outcome.replacement and self._dual_target(scan) is not None:
                 finding.dual = _dual_guard(scan.data, node, name, outcome.replacement)
             return finding
@@ -513,9 +528,9 @@ class CFamilyAnalyzer:
                 end += 1
             elif start > 0 and data[start - 1] in b" \t":
                 start -= 1
-            return Fix(f"Remove `{name}`", (Edit(start, end, ""),), applicability)
+            return Fix(t("Remove `{name}`", name=name), (Edit(start, end, ""),), applicability)
         return Fix(
-            title=f"Replace `{name}` with `{outcome.replacement}`",
+            title=t("Replace `{name}` with `{replacement}`", name=name, replacement=outcome.replacement),
             edits=(Edit(start, end, outcome.replacement),),
             applicability=applicability,
         )
@@ -625,7 +640,7 @@ class CFamilyAnalyzer:
             ):
                 first = (finding.start, finding.end, finding.symbol)
                 break
-        triggers = b"|".join(re.escape(t.encode()) for t in init.triggers)
+        triggers = b"|".join(re.escape(word.encode()) for word in init.triggers)
         for match in re.finditer(rb"(?<![\w$])(?:" + triggers + rb")\w*(?=\s*\()", scan.data):
             if first is not None and match.start() >= first[0]:
                 break
@@ -696,10 +711,16 @@ class CFamilyAnalyzer:
             edits.append(insertion)
         if core:
             edits.append(Edit(line_start, line_end, ""))
-            title = f"Include {plan.header_name} instead of `{path}` (dual-stack)"
+            title = t("Include {header} instead of `{path}` (dual-stack)", header=plan.header_name, path=path)
         else:
             edits.append(Edit(match.start(), match.end(), f"#include {include_macro(path)}"))
-            title = f"Include `{path}` through {plan.header_name}: `{replacement}` on {target.label} (dual-stack)"
+            title = t(
+                "Include `{path}` through {header}: `{replacement}` on {target} (dual-stack)",
+                path=path,
+                header=plan.header_name,
+                replacement=replacement,
+                target=t(target.label),
+            )
         return Fix(title, tuple(edits), compat=(CompatEntry("header", path, replacement, core),))
 
     def _becomes_compat(self, name: str, target: str) -> bool:
@@ -740,7 +761,7 @@ class CFamilyAnalyzer:
         if at is None or at > include_start:
             return fix
         insertion = Edit(at, at, f"#include <{target.runtime_include}>{_newline(scan)}")
-        title = f"{fix.title}, after `#include <{target.runtime_include}>`"
+        title = t("{title}, after `#include <{header}>`", title=fix.title, header=target.runtime_include)
         return Fix(title, (insertion, *fix.edits), fix.applicability)
 
     def _runtime_insertion(self, scan: Scan, target: Target) -> int | None:
@@ -795,9 +816,12 @@ class CFamilyAnalyzer:
             _, name, match = early
             start, end = match.span(2)
             if scan.wanted(start):
-                message = (
-                    f"nvcc includes the CUDA runtime before `{name}`, which uses CUDA names; {target.label} needs "
-                    f"`#include <{target.runtime_include}>` before it"
+                message = t(
+                    "nvcc includes the CUDA runtime before `{name}`, which uses CUDA names; {target} needs "
+                    "`#include <{header}>` before it",
+                    name=name,
+                    target=t(target.label),
+                    header=target.runtime_include,
                 )
                 yield self._runtime_include_finding(scan, target, start, end, name, message, Difficulty.MECHANICAL)
             return
@@ -826,14 +850,21 @@ class CFamilyAnalyzer:
             if not scan.wanted(start):
                 return
             symbol = match.group(0).decode()
-            message = (
-                f"CUDA runtime: `{symbol}` relies on the runtime header nvcc includes implicitly; "
-                f"{target.label} needs `#include <{target.runtime_include}>`"
+            message = t(
+                "CUDA runtime: `{symbol}` relies on the runtime header nvcc includes implicitly; "
+                "{target} needs `#include <{header}>`",
+                symbol=symbol,
+                target=t(target.label),
+                header=target.runtime_include,
             )
             floor = Difficulty.MECHANICAL
             if unknown:
                 shown = ", ".join(f"`{n}`" for n in unknown[:3])
-                message += f" unless {shown}, which cudaport could not find, already includes it"
+                message = t(
+                    "{message} unless {headers}, which cudaport could not find, already includes it",
+                    message=message,
+                    headers=shown,
+                )
                 floor = Difficulty.MANUAL
             yield self._runtime_include_finding(scan, target, start, end, symbol, message, floor)
             return
@@ -863,7 +894,7 @@ class CFamilyAnalyzer:
         header = target.runtime_include
         at = _first_code_line(scan)
         fix = Fix(
-            title=f"Add `#include <{header}>`",
+            title=t("Add `#include <{header}>`", header=header),
             edits=(Edit(at, at, f"#include <{header}>{_newline(scan)}"),),
             applicability=Applicability.SAFE if difficulty <= Difficulty.MECHANICAL else Applicability.UNSAFE,
         )
@@ -873,7 +904,9 @@ class CFamilyAnalyzer:
         plan = scan.context.dual
         if insertion is not None and plan is not None:
             entry = CompatEntry("header", "cuda_runtime.h", header, True)
-            finding.dual = Fix(f"Include {plan.header_name} (dual-stack)", (insertion,), compat=(entry,))
+            finding.dual = Fix(
+                t("Include {header} (dual-stack)", header=plan.header_name), (insertion,), compat=(entry,)
+            )
         return finding
 
     def _target_headers(self, target: str) -> frozenset[str]:
@@ -970,7 +1003,12 @@ class CFamilyAnalyzer:
             if region is not None:
                 _downgrade(
                     finding,
-                    f"already dual-stack: the {target.label} path is chosen by `{region.marker}` (line {region.line})",
+                    t(
+                        "already dual-stack: the {target} path is chosen by `{marker}` (line {line})",
+                        target=t(target.label),
+                        marker=region.marker,
+                        line=region.line,
+                    ),
                 )
                 finding.line_ref = region.named
                 continue
@@ -978,17 +1016,19 @@ class CFamilyAnalyzer:
                 continue  # a mapping of the name does not make this use build
             mapped = local_shims.get(finding.symbol)
             if mapped is not None:
-                _downgrade(finding, f"{_mapped(mapped)} by a #define in this file")
+                _downgrade(finding, _mapped(mapped, None))
                 continue
             shim = scan.context.shims.get(finding.symbol)
             if shim is not None:
-                _downgrade(finding, f"{_mapped(shim.replacement)} by {shim.header}")
+                _downgrade(finding, _mapped(shim.replacement, shim.header))
                 continue
             value = _macro_defined_at(scan.data, finding)
             if value is not None:
                 # `#define cudaMalloc musaMalloc`: a portability header for another platform defines the CUDA name
                 # itself; renaming it would break that header, and nothing here calls CUDA.
-                _downgrade(finding, f"this file defines `{finding.symbol}` itself (as `{value}`)")
+                _downgrade(
+                    finding, t("this file defines `{name}` itself (as `{value}`)", name=finding.symbol, value=value)
+                )
 
 
 def _dual_guard(data: bytes, node: Node, name: str, other: str) -> Fix | None:
@@ -997,7 +1037,7 @@ def _dual_guard(data: bytes, node: Node, name: str, other: str) -> Fix | None:
     parent = node.parent
     if parent is None:
         return None
-    title = f"Test `{other}` beside `{name}` (dual-stack)"
+    title = t("Test `{other}` beside `{name}` (dual-stack)", other=other, name=name)
     if parent.type == "preproc_ifdef" and parent.child_by_field_name("name") == node:
         keyword = data[parent.start_byte : node.start_byte]
         negated = re.match(rb"[ \t]*#[ \t]*ifndef", keyword) is not None
@@ -1008,8 +1048,15 @@ def _dual_guard(data: bytes, node: Node, name: str, other: str) -> Fix | None:
     return None
 
 
-def _mapped(replacement: str) -> str:
-    return f"already mapped to `{replacement}`" if replacement else "already defined as nothing"
+def _mapped(replacement: str, header: str | None) -> str:
+    """Why a finding is already ported: a #define in this file (`header` None) or a header it includes maps it."""
+    if header is None:
+        if replacement:
+            return t("already mapped to `{replacement}` by a #define in this file", replacement=replacement)
+        return t("already defined as nothing by a #define in this file")
+    if replacement:
+        return t("already mapped to `{replacement}` by {header}", replacement=replacement, header=header)
+    return t("already defined as nothing by {header}", header=header)
 
 
 def _is_compat(scan: Scan, name: str) -> bool:
@@ -1279,9 +1326,13 @@ def _collapsing_overloads(scan: Scan, findings: list[Finding]) -> None:
             later.replacement = None
             later.data["held"] = "1"  # mapping both types to one in a header merges the overloads all the same
             later.difficulty = max(later.difficulty, Difficulty.MANUAL)
-            later.message = (
-                f"{later.message}; with the overload of `{function}` on `{first_type}` it becomes one "
-                f"function on `{merged}`: keep one of them"
+            later.message = t(
+                "{message}; with the overload of `{function}` on `{first}` it becomes one function on `{merged}`: "
+                "keep one of them",
+                message=later.message,
+                function=function,
+                first=first_type,
+                merged=merged,
             )
 
 
@@ -1321,7 +1372,11 @@ def _leave_calls_whole(calls: list[tuple[int, int, str]], findings: list[Finding
                 finding.replacement = None
                 if finding.difficulty < Difficulty.MANUAL:
                     finding.difficulty = Difficulty.MANUAL
-                finding.message = f"{finding.message}; left as it is with `{callee}`, which a person rewrites"
+                finding.message = t(
+                    "{message}; left as it is with `{callee}`, which a person rewrites",
+                    message=finding.message,
+                    callee=callee,
+                )
                 break
 
 
@@ -1330,7 +1385,7 @@ def _downgrade(finding: Finding, why: str) -> None:
     finding.fix = None
     finding.dual = None
     finding.replacement = None
-    finding.message = f"{finding.message} — {why}"
+    finding.message = t("{message} — {why}", message=finding.message, why=why)
     finding.data["ported"] = "1"
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
+from ..i18n import t
 from ..models import Applicability, Difficulty, Edit, Finding, Fix
 from ..ruleset import Outcome, Symbol
 from .base import WORD_BYTE, starts_word
@@ -80,7 +81,7 @@ def _coordinates_in_min_max(scan: Scan) -> Iterator[Finding]:
             if outcome is None:
                 continue
             edits = tuple(Edit(a.start_byte, a.end_byte, f"static_cast<unsigned int>({text(a)})") for a in coordinates)
-            fix = Fix("Cast the built-in index to CUDA's `unsigned int`", edits, Applicability.SAFE)
+            fix = Fix(t("Cast the built-in index to CUDA's `unsigned int`"), edits, Applicability.SAFE)
             finding = scan.finding(
                 COORDINATE_RULE, call.start_byte, arguments.start_byte, outcome, symbol, fix, {"kind": "call"}
             )

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
+from ..i18n import t
 from ..models import Finding
 from ..ruleset import Symbol
 from .base import WORD_BYTE, starts_word
@@ -47,13 +48,15 @@ def find_pointer_arithmetic(scan: Scan) -> Iterator[Finding]:
                 continue
             name, parent = text(found[0]), found[0].parent
             operand = parent if parent is not None and parent.type == "field_expression" else found[0]
-            yield from _report(scan, operand, name, f"`{name}` is a `{variables[name]}`", reported)
+            note = t("`{name}` is a `{type}`", name=name, type=variables[name])
+            yield from _report(scan, operand, name, note, reported)
         for type_name, pattern in casts:
             for match in pattern.finditer(scan.data, lo, hi):
                 found = scan.code_node(match.start(), match.end())
                 cast = _cast_to_type(found[0]) if found is not None and not found[1] else None
                 if cast is not None:
-                    yield from _report(scan, cast, " ".join(text(cast).split()), f"a `{type_name}`", reported)
+                    note = t("a `{type}`", type=type_name)
+                    yield from _report(scan, cast, " ".join(text(cast).split()), note, reported)
 
 
 def _report(scan: Scan, operand: Node, symbol: str, note: str, reported: set[int]) -> Iterator[Finding]:

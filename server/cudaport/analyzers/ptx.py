@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from tree_sitter import Node
 
+from ..i18n import t
 from ..models import Applicability, Difficulty, Edit, Finding, Fix
-from ..ruleset import Outcome
+from ..ruleset import Outcome, tidy
 from .clex import literal_and_comment_spans, string_contents
 
 if TYPE_CHECKING:
@@ -161,7 +162,7 @@ def _macro_block(data: bytes, node: Node, start: int) -> AsmBlock | None:
 
 def _finding(scan: Scan, table: PtxTable, block: AsmBlock, template: str) -> Finding:
     target = scan.context.target
-    label = scan.ruleset.targets[target].label if target in scan.ruleset.targets else target
+    label = t(scan.ruleset.targets[target].label) if target in scan.ruleset.targets else target
     matched = [entry for entry in table.entries if entry.pattern.search(template)]
     snippet = _snippet(template)
     if matched:
@@ -173,20 +174,34 @@ def _finding(scan: Scan, table: PtxTable, block: AsmBlock, template: str) -> Fin
         for entry in matched:
             counterpart = entry.counterparts.get(target, "")
             parts.append(
-                f"{entry.name} → `{counterpart}`" if counterpart else f"{entry.name} has no {label} counterpart"
+                t("{name} → `{counterpart}`", name=t(entry.name), counterpart=t(counterpart))
+                if counterpart
+                else t("{name} has no {target} counterpart", name=t(entry.name), target=label)
             )
-        message = f"{rule.subject} `{snippet}`: " + "; ".join(parts)
+        message = t(
+            "{subject} `{snippet}`: {parts}", subject=t(rule.subject), snippet=snippet, parts=t("; ").join(parts)
+        )
         known = scan.ruleset.targets.get(target)
         warpless = known is not None and not known.lanes  # Ascend, Cambricon: the whole kernel is rewritten
         if warpless and rule.counterparts.get(target) and not any(e.counterparts.get(target) for e in matched):
-            message += f"; the port needs {rule.counterparts[target]}"
+            message = t(
+                "{message}; the port needs {counterpart}", message=message, counterpart=t(rule.counterparts[target])
+            )
     else:
         rule = scan.ruleset.rule(_PTX_RULE)
         difficulty = rule.unmapped.get(target, Difficulty.MANUAL)
         mnemonics = sorted({m.group(1) for m in _MNEMONIC.finditer(template)})[:6]
         listed = ", ".join(f"`{m}`" for m in mnemonics) or "PTX"
-        instead = rule.counterparts.get(target) or "a builtin, plain C++ or AMDGCN assembly"
-        message = f"{rule.subject} `{snippet}` ({listed}) must be rewritten for {label}: {instead}"
+        instead = rule.counterparts.get(target)
+        message = t(
+            "{subject} `{snippet}` ({listed}) must be rewritten for {target}: {instead}",
+            subject=t(rule.subject),
+            snippet=snippet,
+            listed=listed,
+            target=label,
+            instead=t(instead) if instead else t("a builtin, plain C++ or AMDGCN assembly"),
+        )
+    message = tidy(message)
     outcome = Outcome(difficulty, None, message, False)
     fix = _rewrite_fix(block, template, matched) if all(e.counterparts.get(target) for e in matched) else None
     if fix is not None:
@@ -206,7 +221,8 @@ def _rewrite_fix(block: AsmBlock, template: str, matched: list[PtxEntry]) -> Fix
         return None
     expression = _PLACEHOLDER.sub(lambda m: operands[int(m.group(1))], rewrite.expression)
     text = f"{block.outputs[0]} = {expression}" if rewrite.outputs == 1 else expression
-    return Fix(f"Replace the asm block with `{text}`", (Edit(block.start, block.end, text),), Applicability.UNSAFE)
+    title = t("Replace the asm block with `{code}`", code=text)
+    return Fix(title, (Edit(block.start, block.end, text),), Applicability.UNSAFE)
 
 
 def _snippet(template: str, limit: int = 48) -> str:

@@ -25,6 +25,7 @@ from typing import Any
 
 from tree_sitter import Node
 
+from ..i18n import t
 from ..models import CompatEntry, Edit, Finding, Fix
 from . import pystrings
 from .base import DualStackPlan
@@ -81,7 +82,8 @@ def add_dual_fixes(
         return  # no line of its own to import on: the rename is the only fix
     for finding, edits, functions in neutral:
         compat = tuple(CompatEntry("python", plan.helper, name) for name in functions)
-        finding.dual = Fix(f"Make `{finding.symbol}` device-neutral (dual-stack)", (*edits, block), compat=compat)
+        title = t("Make `{name}` device-neutral (dual-stack)", name=finding.symbol)
+        finding.dual = Fix(title, (*edits, block), compat=compat)
 
 
 def _neutral_form(

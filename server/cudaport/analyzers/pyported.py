@@ -28,6 +28,7 @@ from typing import Any
 
 from tree_sitter import Node
 
+from ..i18n import N_, t
 from ..models import Difficulty, Finding
 from .pystrings import string_value, table_keys
 from .tsutil import text
@@ -38,6 +39,10 @@ _STRING = re.compile(rb"[rbfuRBFU]*(?:\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'
 _CAMEL = re.compile(rb"(?<=[a-z0-9])(?=[A-Z])")
 _CAPITALS = re.compile(rb"[A-Z]{2,}(?=[A-Z][a-z]|[^A-Za-z]|$)")
 _COLLECTIONS = frozenset({"list", "tuple", "set"})
+# How a message names a collection that already names the target, and one of devices without it.
+_THIS = {"list": N_("this list"), "tuple": N_("this tuple"), "set": N_("this set")}
+_OF_DEVICES = {"dictionary": N_("a table of devices"), "list": N_("a list of devices")}
+_OF_DEVICES |= {"tuple": N_("a tuple of devices"), "set": N_("a set of devices")}
 _CONDITIONS = frozenset({"comparison_operator", "boolean_operator", "not_operator"})
 _SCOPES = frozenset({"function_definition", "class_definition"})
 _EXITS = frozenset({"return_statement", "raise_statement", "continue_statement", "break_statement"})
@@ -160,25 +165,25 @@ class Reviewer:
             if kind in _COLLECTIONS and any(
                 self._device_string(element) in self.target_devices for element in current.named_children
             ):
-                return self._already(f"this {kind}")
+                return self._already(_THIS[kind])
             if kind == "dictionary" and any(_key_type(key) in self.target_devices for key in table_keys(current)):
-                return self._already("this table")
+                return self._already(N_("this table"))
             if kind in _CONDITIONS and self._names(current):
-                return self._already("this condition")
+                return self._already(N_("this condition"))
             if kind == "conditional_expression":
                 parts = current.named_children
                 if len(parts) == 3 and self._names(parts[1]):
-                    return self._already("the condition of this expression")
+                    return self._already(N_("the condition of this expression"))
             if kind == "if_statement" and self._other_branch_names(current, child):
-                return self._already("this if/elif chain")
+                return self._already(N_("this if/elif chain"))
             if kind == "class_definition":
                 side = self._abstraction_side(current)
                 if side is not None:
                     return side
             if kind == "block" and self._early_exit_before(current, child):
-                return self._already("an earlier branch of this block")
+                return self._already(N_("an earlier branch of this block"))
             if kind in ("block", "module") and self._chain_before(current, child):
-                return self._already("an earlier step of this detection chain")
+                return self._already(N_("an earlier step of this detection chain"))
             child = current
             current = current.parent
         return self._file_side()
@@ -193,7 +198,7 @@ class Reviewer:
         return None
 
     def _already(self, where: str) -> str:
-        return f"{where} already provides for {self.platform}, so it runs there"
+        return t("{where} already provides for {platform}, so it runs there", where=t(where), platform=self.platform)
 
     def _abstraction_side(self, class_node: Node) -> str | None:
         """A class naming CUDA (`CUDA_Accelerator`) whose file or module has a sibling for the target
@@ -218,18 +223,23 @@ class Reviewer:
         return self._sibling_devices()
 
     def _side_exists(self, name: str) -> str:
-        return (
-            f"`{name}` is the CUDA side of a device abstraction whose {self.label} side exists, so "
-            f"{self.platform} runs that one"
+        return t(
+            "`{name}` is the CUDA side of a device abstraction whose {device} side exists, so {platform} runs that one",
+            name=name,
+            device=self.label,
+            platform=self.platform,
         )
 
     def _side_missing(self, name: str, devices: set[str]) -> str | None:
         others = self._other_accelerators(devices)
         if not others:
             return None
-        return (
-            f"`{name}` is the CUDA side of a device abstraction with {', '.join(others)} sides: add a "
-            f"{self.label} side beside it rather than rewrite this one"
+        return t(
+            "`{name}` is the CUDA side of a device abstraction with {devices} sides: add a {device} side beside it "
+            "rather than rewrite this one",
+            name=name,
+            devices=", ".join(others),
+            device=self.label,
         )
 
     def _other_accelerators(self, devices: Iterable[str]) -> list[str]:
@@ -337,10 +347,12 @@ class Reviewer:
             others = self._other_accelerators(devices)
             if "cuda" in devices and others:
                 listed = ", ".join(f'"{d}"' for d in others)
-                what = "table" if current.type == "dictionary" else current.type
-                return (
-                    f'a {what} of devices ({listed} beside "cuda") with no "{self.label}" entry: add one rather '
-                    f'than rewrite its "cuda" entry'
+                return t(
+                    '{what} ({listed} beside "cuda") with no "{device}" entry: add one rather than rewrite its "cuda" '
+                    "entry",
+                    what=t(_OF_DEVICES[current.type]),
+                    listed=listed,
+                    device=self.label,
                 )
             return None
         return None
@@ -367,8 +379,10 @@ class Reviewer:
         if "cuda" not in devices or not others:
             return None
         listed = ", ".join(f'"{d}"' for d in others)
-        return (
-            f'a condition on devices ({listed} beside "cuda") without "{self.label}": add it rather than rewrite "cuda"'
+        return t(
+            'a condition on devices ({listed} beside "cuda") without "{device}": add it rather than rewrite "cuda"',
+            listed=listed,
+            device=self.label,
         )
 
     # ---- probes of CUDA-only paths ----------------------------------------------------------------------------------
@@ -378,9 +392,11 @@ class Reviewer:
         reason = self._cuda_only_around(node)
         if reason is None:
             return None
-        return (
-            f"this probe decides whether a CUDA-only path runs ({reason}): decide which {self.platform} path "
-            f"replaces that one, or keep the probe (it is false on {self.platform}, which keeps the path off)"
+        return t(
+            "this probe decides whether a CUDA-only path runs ({reason}): decide which {platform} path replaces that "
+            "one, or keep the probe (it is false on {platform}, which keeps the path off)",
+            reason=reason,
+            platform=self.platform,
         )
 
     def _cuda_only_around(self, node: Node) -> str | None:
@@ -392,21 +408,21 @@ class Reviewer:
                 name = current.child_by_field_name("name")
                 is_class = kind == "class_definition"
                 if name is not None and self._cuda_only_name(text(name), is_class):
-                    return f"in `{text(name)}`"
+                    return t("in `{name}`", name=text(name))
                 bases = current.child_by_field_name("superclasses")
                 if bases is not None and any(self._cuda_only_name(b, True) for b in re.findall(r"\w+", text(bases))):
-                    return f"in a subclass of `{text(bases).strip('()')}`"
+                    return t("in a subclass of `{bases}`", bases=text(bases).strip("()"))
             elif (kind in _CONDITIONS or kind == "conditional_expression") and not branch_seen:
                 found = self._marker(current)
                 if found:
-                    return f"beside `{found}`"
+                    return t("beside `{marker}`", marker=found)
             elif kind in ("if_statement", "elif_clause", "while_statement") and not branch_seen:
                 branch_seen = True  # the nearest branch decides; further out, only names of scopes count
                 found = self._marker(current.child_by_field_name("condition"))
                 body = current.child_by_field_name("consequence") or current.child_by_field_name("body")
                 found = found or self._marker(body, _BODY_LIMIT)
                 if found:
-                    return f"`{found}` in its branch"
+                    return t("`{marker}` in its branch", marker=found)
             current = current.parent
         return None
 
@@ -427,7 +443,10 @@ class Reviewer:
         if finding.difficulty < Difficulty.MANUAL or not _optional(node):
             return
         finding.difficulty = Difficulty.MANUAL
-        finding.message += "; the import is optional (the program runs without it), so only its fast path is lost"
+        finding.message = t(
+            "{message}; the import is optional (the program runs without it), so only its fast path is lost",
+            message=finding.message,
+        )
 
     # ---- one device per line --------------------------------------------------------------------------------------
     def _one_device_per_line(self, findings: list[Finding]) -> None:
@@ -448,7 +467,10 @@ class Reviewer:
                 _leave(
                     finding,
                     Difficulty.MANUAL,
-                    f"the line keeps one device: `{blocking}` on it needs a person first, then port them together",
+                    t(
+                        "the line keeps one device: `{name}` on it needs a person first, then port them together",
+                        name=blocking,
+                    ),
                 )
 
 
@@ -457,7 +479,7 @@ def _leave(finding: Finding, difficulty: Difficulty, why: str) -> None:
     finding.fix = None
     finding.replacement = None
     finding.difficulty = difficulty
-    finding.message = f"`{finding.symbol}` is left as it is: {why}"
+    finding.message = t("`{name}` is left as it is: {why}", name=finding.symbol, why=why)
     finding.data = {**finding.data, "reviewed": "left"}
 
 

@@ -22,6 +22,7 @@ from typing import Protocol
 
 from tree_sitter import Node, Parser, Tree
 
+from ..i18n import t
 from ..models import Applicability, Difficulty, Edit, Finding, FindingData, Fix
 from ..ruleset import RuleSet, Symbol, TargetMapping
 from . import pybuild, pystrings, pywindows
@@ -168,7 +169,7 @@ class PythonAnalyzer:
             self._uses_elsewhere(file)
         # flags and requirements of build keywords: a whole-module reading (a flag list is built across the file)
         file.findings.extend(pybuild.build_findings(data, root, context, self.ruleset, self.know))
-        platform = self.ruleset.targets[context.target].label if context.target in self.ruleset.targets else ""
+        platform = t(self.ruleset.targets[context.target].label) if context.target in self.ruleset.targets else ""
         where = Path(context.path) if context.path else None
         Reviewer(self.ported, data, root, context.target, platform or context.target, where).review(file.findings)
         _hold_shared_imports(file)
@@ -698,7 +699,7 @@ class PythonAnalyzer:
             value = pystrings.assigned_value(file.data, string)
             if value is not None and not pystrings.ascending_ids(value):
                 difficulty = Difficulty.MANUAL
-                note = f"the value {value!r} does not parse as ascending ids: {note}"
+                note = t("the value {value} does not parse as ascending ids: {note}", value=repr(value), note=t(note))
         targets = {file.target: TargetMapping(replacement or "", difficulty, note)}
         symbol = Symbol(name, "variable", entry.rule, "environment", targets)
         edits = None
@@ -769,10 +770,16 @@ class PythonAnalyzer:
             # the counterpart is certain, but this spelling cannot be rewritten safely (an import shared with
             # names that have none, a module alias used for other things): a person does it
             difficulty = Difficulty.MANUAL
-            message += "; this spelling cannot be rewritten automatically: change it by hand"
+            message = t(
+                "{message}; this spelling cannot be rewritten automatically: change it by hand", message=message
+            )
         elif edits and force_unsafe and difficulty <= Difficulty.MECHANICAL:
             difficulty = Difficulty.MANUAL
-            message += f"; {_SHARED_IMPORT}"
+            message = t(
+                "{message}; its import statement also brings names that need a person, so it is not rewritten "
+                "automatically",
+                message=message,
+            )
         if edits:
             all_edits = list(edits)
             insertion = self._insertion(file) if needs_module else None
@@ -781,7 +788,11 @@ class PythonAnalyzer:
             safe = difficulty <= Difficulty.MECHANICAL and not force_unsafe
             replacement = mapped.replacement if mapped is not None and mapped.replacement else replacement
             fix = Fix(
-                title=f"Replace `{symbol.name}` with `{replacement}`" if replacement else f"Port `{symbol.name}`",
+                title=(
+                    t("Replace `{name}` with `{replacement}`", name=symbol.name, replacement=replacement)
+                    if replacement
+                    else t("Port `{name}`", name=symbol.name)
+                ),
                 edits=tuple(all_edits),
                 applicability=Applicability.SAFE if safe else Applicability.UNSAFE,
             )
@@ -796,9 +807,6 @@ class PythonAnalyzer:
             fix,
             data=data,
         )
-
-
-_SHARED_IMPORT = "its import statement also brings names that need a person, so it is not rewritten automatically"
 
 
 def _hold_shared_imports(file: _File) -> None:
@@ -817,7 +825,11 @@ def _hold_shared_imports(file: _File) -> None:
             finding.fix = Fix(fix.title, fix.edits, Applicability.UNSAFE)
             if finding.difficulty <= Difficulty.MECHANICAL:
                 finding.difficulty = Difficulty.MANUAL
-                finding.message += f"; `{local}` is also used for APIs that need a person, so its import is kept"
+                finding.message = t(
+                    "{message}; `{name}` is also used for APIs that need a person, so its import is kept",
+                    message=finding.message,
+                    name=local,
+                )
 
 
 def _is_helper(context: FileContext) -> bool:

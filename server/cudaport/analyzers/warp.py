@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
+from ..i18n import N_, t
 from ..models import Difficulty, Edit, Finding, Fix
-from ..ruleset import Outcome
+from ..ruleset import Outcome, tidy
 from .base import starts_word
 from .tsutil import ancestor, in_device_code, text
 
@@ -145,14 +146,18 @@ def _classify(scan: Scan, node: Node, literal: str) -> Finding | None:
             parent.start_byte,
             parent.end_byte,
             expression,
-            f"`{expression}` assumes 32-lane warps; {_lanes(scan, ARITHMETIC, ' (use warpSize)')}",
+            t(
+                "`{expression}` assumes 32-lane warps; {how}",
+                expression=expression,
+                how=_lanes(scan, ARITHMETIC, t(_USE_WARP_SIZE)),
+            ),
         )
     return None
 
 
 def _full_mask(scan: Scan, node: Node, parent: Node) -> Finding | None:
     literal = text(node)
-    message = f"`{literal}` is a 32-lane mask; {_mask_tail(scan)}"
+    message = t("`{name}` is a 32-lane mask; {how}", name=literal, how=_mask_tail(scan))
     if parent.type == "argument_list":
         call = parent.parent
         function = call.child_by_field_name("function") if call is not None else None
@@ -199,7 +204,7 @@ def _macro_constant(scan: Scan, node: Node, literal: str) -> Finding | None:
             node.start_byte,
             node.end_byte,
             literal,
-            f"`{name}` is a 32-lane mask; {_mask_tail(scan)}",
+            t("`{name}` is a 32-lane mask; {how}", name=name, how=_mask_tail(scan)),
         )
     return None
 
@@ -207,9 +212,11 @@ def _macro_constant(scan: Scan, node: Node, literal: str) -> Finding | None:
 def _warp_constant(scan: Scan, node: Node, name: str, value: str, literal: str) -> Finding | None:
     """`WARP_SIZE = 32` or `WARP_SIZE_BITS = 5` (a #define body or an initialiser); `node` is the literal."""
     if value == "32" and _WARP_CONSTANT.search(name):
-        message = f"`{name}` hard-codes a warp size of 32; {_lanes(scan, ARITHMETIC, ' (use warpSize)')}"
+        how = _lanes(scan, ARITHMETIC, t(_USE_WARP_SIZE))
+        message = t("`{name}` hard-codes a warp size of 32; {how}", name=name, how=how)
     elif value == "5" and _WARP_LOG.search(name):
-        message = f"`{name}` hard-codes log2 of a 32-lane warp (5); {_lanes(scan, ARITHMETIC, ' (6)')}"
+        how = _lanes(scan, ARITHMETIC, " (6)")
+        message = t("`{name}` hard-codes log2 of a 32-lane warp (5); {how}", name=name, how=how)
     else:
         return None
     return _make(scan, ARITHMETIC, node.start_byte, node.end_byte, literal, message)
@@ -273,8 +280,11 @@ def _shared_arrays(scan: Scan) -> Iterator[Finding]:
                 size.start_byte,
                 size.end_byte,
                 value,
-                f"`__shared__` array sized by `{value}`: one slot per lane or warp assumes 32-lane warps; "
-                f"{_lanes(scan, SHARED_ARRAY)}",
+                t(
+                    "`__shared__` array sized by `{value}`: one slot per lane or warp assumes 32-lane warps; {how}",
+                    value=value,
+                    how=_lanes(scan, SHARED_ARRAY),
+                ),
             )
 
 
@@ -354,7 +364,7 @@ def _warp_size_forms(scan: Scan, findings: list[Finding]) -> None:
     for finding, edit, function in forms.values():
         if edit is None or function is None or function.id in blocked:
             continue
-        finding.dual = Fix(f"Use warpSize: `{edit.text}` (dual-stack)", (edit,))
+        finding.dual = Fix(t("Use warpSize: `{code}` (dual-stack)", code=edit.text), (edit,))
 
 
 def _keeps_warp_of_32(data: bytes, function: Node) -> bool:
@@ -413,28 +423,52 @@ _COORDINATE_ONLY = re.compile(r"\(?threadIdx\.[xyz]\)?")
 def _make(scan: Scan, rule_code: str, start: int, end: int, symbol: str, message: str) -> Finding:
     rule = scan.ruleset.rule(rule_code)
     difficulty = rule.unmapped.get(scan.context.target, Difficulty.MANUAL)
-    return scan.finding(rule_code, start, end, Outcome(difficulty, None, message, False), symbol, data={"kind": "warp"})
+    outcome = Outcome(difficulty, None, tidy(message), False)
+    return scan.finding(rule_code, start, end, outcome, symbol, data={"kind": "warp"})
+
+
+_USE_WARP_SIZE = N_(" (use warpSize)")
 
 
 def _label(scan: Scan) -> str:
     target = scan.ruleset.targets.get(scan.context.target)
-    return target.label if target is not None else scan.context.target
+    return t(target.label) if target is not None else scan.context.target
 
 
 def _lanes(scan: Scan, rule_code: str, advice: str = "") -> str:
     """How the target differs: wider wavefronts (HIP), or no warps at all (Ascend, Cambricon)."""
     target = scan.ruleset.targets.get(scan.context.target)
     if target is not None and target.lanes:
-        return f"{target.label} {target.warp_word}s have {target.lanes} lanes{target.lanes_note}{advice}"
-    counterpart = scan.ruleset.rule(rule_code).counterparts.get(scan.context.target, "a rewrite of the kernel")
-    return f"{_label(scan)} has no warps: the port needs {counterpart}"
+        return t(
+            "{target} {warp}s have {lanes} lanes{lanes_note}{advice}",
+            target=t(target.label),
+            warp=t(target.warp_word),
+            lanes=target.lanes,
+            lanes_note=t(target.lanes_note) if target.lanes_note else "",
+            advice=advice,
+        )
+    counterpart = scan.ruleset.rule(rule_code).counterparts.get(scan.context.target)
+    return t(
+        "{target} has no warps: the port needs {counterpart}",
+        target=_label(scan),
+        counterpart=t(counterpart) if counterpart else t("a rewrite of the kernel"),
+    )
 
 
 def _mask_tail(scan: Scan) -> str:
     target = scan.ruleset.targets.get(scan.context.target)
     if target is not None and target.lanes == 64:
-        return f"{target.label} {target.warp_word}s need 64-bit masks (0xffffffffffffffffull)"
+        return t(
+            "{target} {warp}s need 64-bit masks (0xffffffffffffffffull)",
+            target=t(target.label),
+            warp=t(target.warp_word),
+        )
     if target is not None and target.lanes:
-        lanes = f"{target.lanes} lanes{target.lanes_note}"
-        return f"{target.label} {target.warp_word}s have {lanes}: a 32-bit mask covers part of them"
+        return t(
+            "{target} {warp}s have {lanes} lanes{lanes_note}: a 32-bit mask covers part of them",
+            target=t(target.label),
+            warp=t(target.warp_word),
+            lanes=target.lanes,
+            lanes_note=t(target.lanes_note) if target.lanes_note else "",
+        )
     return _lanes(scan, FULL_MASK)

@@ -11,6 +11,7 @@ from typing import Any
 
 from tree_sitter import Node
 
+from ...i18n import t
 from ..base import BadInput, FileContext
 from . import grammars
 from .core import InventoryAnalyzer, Token
@@ -258,7 +259,11 @@ class _StructuredAnalyzer(InventoryAnalyzer):
             # Keys and values of a broken file have no reliable paths: say where it breaks, report nothing.
             line = _first_error_line(root)
             raise BadInput(
-                f"not valid {self.grammar.upper()}: a syntax error at line {line}; nothing in it was analysed"
+                t(
+                    "not valid {grammar}: a syntax error at line {line}; nothing in it was analysed",
+                    grammar=self.grammar.upper(),
+                    line=line,
+                )
             )
         yield from config_tokens(self.items(data, root))
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...files import file_kind
+from ...i18n import t
 from ...models import Applicability, Difficulty, Edit, Finding, FindingData, Fix
 from ...ruleset import RuleDataError, RuleSet, Symbol, TargetMapping
 from ..base import FileContext
@@ -222,9 +223,13 @@ class Matcher:
         rendered = _FIELD.sub(value, template)
         if missing:
             known = token.facts.get("torch") or self.facts.get("torch", "")
-            why = f"torch {known}" if known else "a torch release the file does not pin"
-            extra = f"cudaport knows no {missing[0]} wheel index for {why}: pick the one your release has"
-            return None, f"{word.note}; {extra}" if word.note else extra
+            why = f"torch {known}" if known else t("a torch release the file does not pin")
+            extra = t(
+                "cudaport knows no {index} wheel index for {release}: pick the one your release has",
+                index=missing[0],
+                release=why,
+            )
+            return None, t("{note}; {more}", note=t(word.note), more=extra) if word.note else extra
         return rendered, word.note
 
     def _version_value(self, name: str, token: Token) -> str | None:
@@ -282,7 +287,7 @@ class Matcher:
             given = symbol.targets.get(self.target)
             replacement = given.replacement if given is not None and given.replacement else None
         if replacement and replacement != token.text and token.end > token.start and "<" not in replacement:
-            title = f"Replace `{token.text}` with `{replacement}`"
+            title = t("Replace `{name}` with `{replacement}`", name=token.text, replacement=replacement)
             edit = (Edit(token.start, token.end, replacement),)
             if fix_kind == "safe" and difficulty <= Difficulty.MECHANICAL:
                 fix = Fix(title, edit)

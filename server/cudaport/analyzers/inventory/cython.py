@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ...i18n import t
 from ...models import Applicability, Difficulty, Edit, Finding, FindingData, Fix
 from ...ruleset import RuleSet
 from ..base import FileContext
@@ -63,9 +64,11 @@ class CythonAnalyzer:
             if outcome.rewrite and outcome.replacement and difficulty <= Difficulty.MECHANICAL:
                 # A .pyx renames its own declarations with its uses; a .pxd is cimported by files not in sight.
                 shared = not context.path.endswith(".pyx")
+                names = {"name": symbol.name, "replacement": outcome.replacement}
                 fix = Fix(
-                    f"Replace `{symbol.name}` with `{outcome.replacement}`"
-                    + (" (rename every file that cimports it too)" if shared else ""),
+                    t("Replace `{name}` with `{replacement}` (rename every file that cimports it too)", **names)
+                    if shared
+                    else t("Replace `{name}` with `{replacement}`", **names),
                     (Edit(start, end, outcome.replacement),),
                     Applicability.UNSAFE if shared else Applicability.SAFE,
                 )

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
+from ...i18n import t
 from ...models import Difficulty, Finding
 from ...ruleset import RuleSet
 from ..base import BadInput, FileContext
@@ -74,9 +75,9 @@ def elf_facts(stream: IO[bytes]) -> tuple[list[str], set[str]]:
                     str(getattr(tag, "needed", "")) for tag in section.iter_tags() if tag.entry.d_tag == "DT_NEEDED"
                 )
     except (ELFError, ValueError, OSError, KeyError, AssertionError) as exc:  # pyelftools asserts on bad input
-        raise BinaryError(f"not a readable ELF file ({type(exc).__name__}: {exc})") from None
+        raise BinaryError(t("not a readable ELF file ({error})", error=f"{type(exc).__name__}: {exc}")) from None
     except Exception as exc:  # a truncated table can fail anywhere in pyelftools' parsing
-        raise BinaryError(f"not a readable ELF file ({type(exc).__name__})") from None
+        raise BinaryError(t("not a readable ELF file ({error})", error=type(exc).__name__)) from None
     return needed, sections
 
 
@@ -88,7 +89,7 @@ def binary_facts(path: Path) -> tuple[list[str], set[str]]:
             return elf_facts(handle)
         if head == _AR_MAGIC:
             return _archive_facts(handle, path.stat().st_size)
-    raise BinaryError("not an ELF file or an archive of them")
+    raise BinaryError(t("not an ELF file or an archive of them"))
 
 
 def _archive_facts(handle: IO[bytes], size: int) -> tuple[list[str], set[str]]:
@@ -103,7 +104,7 @@ def _archive_facts(handle: IO[bytes], size: int) -> tuple[list[str], set[str]]:
         try:
             length = int(header[48:58].decode("ascii").strip() or "0")
         except ValueError:
-            raise BinaryError("a damaged archive member header") from None
+            raise BinaryError(t("a damaged archive member header")) from None
         body = offset + 60
         handle.seek(body)
         if handle.read(4) == b"\x7fELF":
@@ -142,10 +143,17 @@ class ElfAnalyzer:
         for finding in findings:
             if source is not None and finding.difficulty >= Difficulty.BLOCKER:
                 finding.difficulty = Difficulty.MANUAL
-                finding.message += f"; rebuild it for the target from its sources ({source})"
+                finding.message = t(
+                    "{message}; rebuild it for the target from its sources ({source})",
+                    message=finding.message,
+                    source=source,
+                )
             elif source is None and finding.difficulty >= Difficulty.MANUAL:
                 finding.difficulty = Difficulty.BLOCKER
-                finding.message += "; no source for it is in the tree: ask its vendor for a build for the target"
+                finding.message = t(
+                    "{message}; no source for it is in the tree: ask its vendor for a build for the target",
+                    message=finding.message,
+                )
         return findings
 
 

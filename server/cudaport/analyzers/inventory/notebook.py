@@ -16,6 +16,7 @@ from typing import Any
 from tree_sitter import Node
 
 from ... import comments
+from ...i18n import t
 from ...models import Edit, Finding
 from ...ruleset import RuleSet
 from ...source import LineIndex
@@ -63,10 +64,10 @@ def cell_map(data: bytes, root: Node) -> CellMap:
     mapping = CellMap()
     document = root.named_children[0] if root.named_children else None
     if document is None or document.type != "object" or root.has_error:
-        raise NotebookError("not a notebook: the file is not valid JSON")
+        raise NotebookError(t("not a notebook: the file is not valid JSON"))
     cells = _member(data, document, "cells")
     if cells is None or cells.type != "array":
-        raise NotebookError("not a notebook: no `cells` list")
+        raise NotebookError(t("not a notebook: no `cells` list"))
     for number, cell in enumerate((c for c in cells.named_children if c.type == "object"), start=1):
         kind = _member(data, cell, "cell_type")
         if kind is None or _string(data, kind)[0] != "code":
