@@ -573,6 +573,7 @@ class ReportBuilder:
 def _work_groups(apis: list[ApiUse], ruleset: RuleSet, construct_files: Counter[str]) -> list[WorkGroup]:
     """API names each on their own; constructs found by their shape (and the project's kernels) one per rule."""
     out: list[WorkGroup] = []
+    english: dict[str, str] = {}  # a group's title in English: ties are ordered the same in every language
     constructs: dict[str, list[ApiUse]] = defaultdict(list)
     for api in apis:
         if api.pattern:
@@ -593,6 +594,7 @@ def _work_groups(apis: list[ApiUse], ruleset: RuleSet, construct_files: Counter[
             )
     for code, members in constructs.items():
         rule = ruleset.rules.get(code)
+        english[code] = rule.summary if rule else code
         names = list(members[0].targets)
         targets = {}
         for target in names:
@@ -615,7 +617,7 @@ def _work_groups(apis: list[ApiUse], ruleset: RuleSet, construct_files: Counter[
             )
         )
     busy = [g for g in out if any(a.uses.at_least(Difficulty.MECHANICAL) for a in g.targets.values())]
-    busy.sort(key=lambda g: (_descending(g.weight()), -g.uses, g.title, g.rule))
+    busy.sort(key=lambda g: (_descending(g.weight()), -g.uses, english.get(g.key, g.title), g.rule))
     return busy
 
 
