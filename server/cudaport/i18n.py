@@ -171,8 +171,16 @@ def set_language(language: str) -> None:
     global _language, _catalogue
     if language not in LANGUAGES:
         raise UnknownLanguage(f"unknown language {language!r}: cudaport speaks {', '.join(LANGUAGES)}")
-    _catalogue = {} if language == ENGLISH else read_catalogue(language)
+    _catalogue = {} if language == ENGLISH else _compiled_catalogue(language)
     _language = language
+
+
+def _compiled_catalogue(language: str) -> dict[str, str]:
+    """The language's catalogues as the rule cache keeps them compiled (see rulecache.cached_table)."""
+    from . import rulecache
+
+    files = sorted((locale_dir() / language).glob("*.po"))
+    return rulecache.cached_table(f"catalogue-{language}", files, lambda: read_catalogue(language))
 
 
 def language() -> str:
