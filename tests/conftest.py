@@ -36,6 +36,19 @@ def require_shared_reference() -> Path:
 
 
 @pytest.fixture(autouse=True, scope="session")
+def _english_by_default() -> Iterator[None]:
+    """The run speaks English whatever the machine's locale (a developer's LANG=zh_CN.UTF-8 would turn every
+    expected output Chinese); the tests of the language choice set or clear CUDAPORT_LANG themselves."""
+    saved = os.environ.get("CUDAPORT_LANG")
+    os.environ["CUDAPORT_LANG"] = "en"
+    yield
+    if saved is None:
+        os.environ.pop("CUDAPORT_LANG", None)
+    else:
+        os.environ["CUDAPORT_LANG"] = saved
+
+
+@pytest.fixture(autouse=True, scope="session")
 def _rule_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """The compiled rule cache of the test run (in-process and in the processes tests start) in a folder of its
     own, never the user's ~/.cache/cudaport."""
