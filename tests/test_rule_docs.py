@@ -71,6 +71,16 @@ def test_rule_all_lists_every_rule(cli: Cli) -> None:
     assert markdown.startswith("## CP4001: wmma-api\n")
 
 
+def test_the_chinese_rules_md_is_what_rule_all_generates_in_chinese(cli: Cli) -> None:
+    generated = cli("rule", "--all", "--format", "markdown", "--lang", "zh-CN").out
+    committed = (REPO / "rules" / "RULES.zh-CN.md").read_text(encoding="utf-8")
+    assert committed == generated, (
+        "rules/RULES.zh-CN.md is stale: cudaport rule --all --format markdown --lang zh-CN > rules/RULES.zh-CN.md"
+    )
+    assert committed.startswith("# cudaport 规则\n")
+    assert "| [CP1001](#cp1001) | cuda-runtime-api | 运行时 API |" in committed
+
+
 def test_rules_md_is_what_rule_all_generates(cli: Cli) -> None:
     generated = cli("rule", "--all", "--format", "markdown").out
     committed = (REPO / "rules" / "RULES.md").read_text(encoding="utf-8")

@@ -112,7 +112,7 @@ def all_rules_markdown(ruleset: RuleSet) -> str:
         "|---|---|---|---|",
     ]
     for rule in ruleset.rules.values():
-        header.append(f"| [{rule.code}](#{rule.code.lower()}) | {rule.name} | {rule.area} | {t(rule.summary)} |")
+        header.append(f"| [{rule.code}](#{rule.code.lower()}) | {rule.name} | {t(rule.area)} | {t(rule.summary)} |")
     # an explicit anchor per rule, so `RULES.md#cp1001` (the index above, SARIF helpUri) resolves on any renderer
     body = [f'<a id="{rule.code.lower()}"></a>\n\n' + rule_markdown(rule, targets) for rule in ruleset.rules.values()]
     return "\n".join(header) + "\n\n" + "\n".join(body)
