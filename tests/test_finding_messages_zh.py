@@ -150,7 +150,20 @@ def test_cli_check_json_carries_chinese_messages_and_english_keys(chinese: None,
     """`cudaport check` as the console script runs it, the language chosen before the analysis: messages in
     Chinese, codes, difficulties and keys in English."""
     for target in ("hip", "npu", "mlu"):
-        result = cli("check", ".", "--target", target, "--format", "json", "--exit-zero", "-j", "1", cwd=MESSAGES)
+        result = cli(
+            "check",
+            ".",
+            "--target",
+            target,
+            "--format",
+            "json",
+            "--exit-zero",
+            "-j",
+            "1",
+            "--lang",
+            "zh-CN",
+            cwd=MESSAGES,
+        )
         assert result.code == 0, result.err
         diagnostics = result.json()["diagnostics"]
         assert {d["path"].rsplit("/", 1)[-1] for d in diagnostics} >= {
@@ -167,11 +180,17 @@ def test_cli_check_json_carries_chinese_messages_and_english_keys(chinese: None,
 
 def test_bad_input_errors_are_chinese(chinese: None, cli: Cli) -> None:
     """A broken notebook and a broken YAML file: the run says why for each, in Chinese, and goes on."""
-    result = cli("check", ".", "--format", "json", "--exit-zero", "-j", "1", cwd=FIXTURES / "inventory-bad")
+    result = cli(
+        "check", ".", "--format", "json", "--exit-zero", "-j", "1", "--lang", "zh-CN", cwd=FIXTURES / "inventory-bad"
+    )
     assert result.json()["files_scanned"] == 2
-    # `cudaport: error in <file>: <why>`: the line is the CLI's, the reason the analyzer's
-    reasons = {line.split(": ", 2)[1]: line.split(": ", 2)[2] for line in result.err.splitlines() if ": " in line}
-    assert len(reasons) == 2, result.err
+    # `cudaport: <file> 出错：<why>`: the line is the CLI's, the reason after it the analyzer's
+    reasons = {}
+    for line in result.err.splitlines():
+        for name in ("broken.ipynb", "broken.yaml"):
+            if name in line:
+                reasons[name] = line.split("出错：", 1)[1]
+    assert set(reasons) == {"broken.ipynb", "broken.yaml"}, result.err
     for reason in reasons.values():
         assert_chinese(reason, "error")
 
