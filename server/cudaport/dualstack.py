@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import compat, devicehelper
 from .analyzers.base import DualStackPlan
 from .analyzers.calls import load_call_rewrites
 from .config import Settings
@@ -155,6 +154,8 @@ def support_files(
             own = need.names_header
             destination = own if entry.kind != "header" and own is not None and _inside(own, given) else ours
             headers.setdefault(destination, {})[entry] = None
+    from . import compat, devicehelper  # only where a dual-stack fix writes its files: not on every run's start
+
     out: list[SupportFile] = []
     target = ruleset.targets.get(settings.target)
     calls = load_call_rewrites(ruleset.tables.get("calls"))
