@@ -19,7 +19,6 @@ from ..config import Settings
 from ..engine import Engine
 from ..files import Excluded, Skipped, SourcePath, discover, file_kind
 from ..project import ProjectIndex
-from ..report import ReportBuilder, render
 from ..source import SourceFile
 
 Progress = Callable[[int, int, str], None]  # (files done, files in all, the last file's label)
@@ -49,6 +48,8 @@ class Cancelled(Exception):
 
 def summarise(job: SummaryJob, stop: threading.Event, progress: Progress | None = None) -> str:
     """The Markdown report of the job's folders; raises Cancelled when `stop` is set before it is done."""
+    from ..report import ReportBuilder, render  # the report's modules load when a summary is asked for, not at start
+
     run = _collect(job.folders)
     engine = Engine(job.settings, job.project)  # this thread's own
     targets = [job.settings.target, *(t for t in engine.ruleset.targets if t != job.settings.target)]
