@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .analyzers.base import DualStackPlan
-from .analyzers.calls import load_call_rewrites
 from .config import Settings
 from .i18n import t
 from .models import CompatEntry
@@ -155,6 +154,7 @@ def support_files(
             destination = own if entry.kind != "header" and own is not None and _inside(own, given) else ours
             headers.setdefault(destination, {})[entry] = None
     from . import compat, devicehelper  # only where a dual-stack fix writes its files: not on every run's start
+    from .analyzers.calls import load_call_rewrites
 
     out: list[SupportFile] = []
     target = ruleset.targets.get(settings.target)

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .analyzers.base import IncludeFacts, ShimMapping
-from .analyzers.preproc import at_line_start, shim_definitions
 from .ruleset import RuleSet
 
 # Literal first, so the regex engine skips ahead to each `#`; the line start is checked by hand (at_line_start).
@@ -191,6 +190,8 @@ class ProjectIndex:
         except OSError:
             return _EMPTY
         includes = self._includes_of(path, data)
+        from .analyzers.preproc import shim_definitions  # C's preprocessor: not loaded for a Python-only run
+
         info = _Header(
             stat.st_mtime,
             includes,
@@ -304,6 +305,8 @@ def _include_names(data: bytes) -> list[tuple[bool, str]]:
     """(quoted, name) of every `#include` line."""
     if b"include" not in data:
         return []
+    from .analyzers.preproc import at_line_start  # C's preprocessor: not loaded for a Python-only run
+
     return [
         (match.group(1) == b'"', match.group(2).decode("utf-8", "replace").strip())
         for match in _INCLUDE.finditer(data)
