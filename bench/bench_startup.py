@@ -35,7 +35,10 @@ TARGET_MS = 150.0
 
 
 def _env(cache: Path | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("CUDAPORT_NO_CACHE", "CUDAPORT_CACHE_DIR")}
+    # PYTHONDONTWRITEBYTECODE (set on some CI machines) would compile every module from source on every start: an
+    # installed cudaport has its bytecode (pip compiles it), so the runs here may write and use it too.
+    dropped = ("CUDAPORT_NO_CACHE", "CUDAPORT_CACHE_DIR", "PYTHONDONTWRITEBYTECODE")
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
     if cache is None:
         env["CUDAPORT_NO_CACHE"] = "1"
     else:
