@@ -157,3 +157,23 @@ if __name__ == "__main__":
     if sys.argv[1:] != ["--write"]:
         raise SystemExit(__doc__)
     _write_expectations()
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_reader_that_stops_early_ends_the_run_quietly(workdir: Path, jobs: str) -> None:
+    """`cudaport check src | head -1`: the pipe closes after the first line; the run stops with SIGPIPE's exit
+    status and says nothing on stderr (it printed a BrokenPipeError traceback)."""
+    import subprocess
+
+    calls = "\n".join(f"  cudaMalloc(0, {n});" for n in range(400))
+    for number in range(40):  # megabytes of findings: far more than a pipe holds before its reader takes them
+        (workdir / f"f{number:02}.cu").write_text(f"#include <cuda_runtime.h>\nvoid f() {{\n{calls}\n}}\n")
+    command = [str(Path(sys.executable).with_name("cudaport")), "check", ".", "--jobs", jobs, "--no-progress"]
+    process = subprocess.Popen(command, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    first = process.stdout.readline()
+    process.stdout.close()
+    errors = process.stderr.read().decode("utf-8", "replace")
+    assert process.wait(timeout=120) == 141, errors
+    assert b"CP1001" in first
+    assert "Traceback" not in errors and "BrokenPipe" not in errors

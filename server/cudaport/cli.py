@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .runner import FixResult
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_BROKEN_PIPE = 128 + 13  # as a process SIGPIPE ended: the output was cut short by its reader
 
 
 class UsageError(Exception):
@@ -263,6 +264,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     before = i18n.language()
     try:
         code = _main(arguments)
+    except BrokenPipeError:
+        # The reader went away (`cudaport check src | head`): stop quietly, as a tool killed by SIGPIPE does, and
+        # let nothing flush into the closed pipe on the way out.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = EXIT_BROKEN_PIPE
     finally:
         _set_language(before)  # in-process callers (tests, tools) get back the language they had
     if argv is None:  # the `cudaport` command itself (tests call main with their arguments)
