@@ -12,10 +12,10 @@ from lsprotocol import types
 
 from ..i18n import N_, t
 from ..models import Difficulty, Finding
+from ..output.words import difficulty_word
 from ..ruleset import REMOVED, Rule, RuleSet, Symbol
 from .languages import profile
 from .positions import to_offset, to_range
-from .render import difficulty_word
 from .store import Snapshot
 
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")

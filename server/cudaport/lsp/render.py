@@ -17,23 +17,12 @@ from lsprotocol import types
 from lsprotocol.converters import get_converter
 
 from ..findingstore import Block, FindingStore
-from ..i18n import N_, t
 from ..models import Difficulty, Finding
+from ..output.words import difficulty_word  # the diagnostic's `data` keeps the English name for machines
 from ..ruleset import RuleSet
 from ..source import LineIndex
 
 IDENTIFIER = "cudaport"
-# The difficulty names as a person reads them (the diagnostic's `data` keeps the English name for machines).
-_DIFFICULTY_WORDS = {
-    Difficulty.PORTABLE: N_("portable"),
-    Difficulty.MECHANICAL: N_("mechanical"),
-    Difficulty.MANUAL: N_("manual"),
-    Difficulty.BLOCKER: N_("blocker"),
-}
-
-
-def difficulty_word(difficulty: Difficulty) -> str:
-    return t(_DIFFICULTY_WORDS[difficulty])
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from importlib import resources
 from .. import i18n
 from ..i18n import N_, t, tn
 from ..models import Difficulty
+from ..output.words import difficulty_word
 from .checklist import CheckItem
 from .details import availability_list, encode, payload, tally_list
 from .effort import WORK, Hours
@@ -44,7 +45,7 @@ from .routes import dual_stack_note
 from .svg import Bar, Group, stacked_bars
 from .tally import DIFFICULTIES, Tally, percent
 from .verdict import RANKING_RULE, days_range, scale_meanings
-from .words import clauses, difficulty_name, unit_name
+from .words import clauses, unit_name
 
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 _HEAVIEST_FIRST = tuple(reversed(DIFFICULTIES))
@@ -92,7 +93,7 @@ def script_text() -> dict[str, object]:
     the page: the script itself is the same in every language, its hash in the Content-Security-Policy too)."""
     return {
         "levels": [t(_LEVEL_SHORT[d]) for d in Difficulty],
-        "difficulties": [difficulty_name(d) for d in Difficulty],
+        "difficulties": [difficulty_word(d) for d in Difficulty],
         "tally": t("{label}: {blocker} blocker, {manual} manual, {mechanical} mechanical, {portable} portable"),
         "counterpart": t("{tip}; counterpart {name}"),
         "line": t("line"),
@@ -288,7 +289,7 @@ def _summary_section(report: Report) -> str:
         f"<dt>{escape(s.title)}</dt><dd>{inline(meaning)}</dd>" for s, meaning in scale_meanings(report.effort).items()
     )
     meanings = "".join(
-        f'<dt><span class="dot d-{d.label}"></span>{escape(difficulty_name(d))}</dt>'
+        f'<dt><span class="dot d-{d.label}"></span>{escape(difficulty_word(d))}</dt>'
         f"<dd>{inline(t(DIFFICULTY_MEANINGS[d]))}</dd>"
         for d in DIFFICULTIES
     )
@@ -390,7 +391,7 @@ def _numbers_table(report: Report) -> str:
             f"files.{difficulty.label}")  # fmt: skip
     for d in DIFFICULTIES:
         row(
-            t("findings {difficulty}", difficulty=difficulty_name(d)),
+            t("findings {difficulty}", difficulty=difficulty_word(d)),
             [(s.findings[d], share_text(s.findings[d], s.findings.total)) for s in summaries],
             f"findings.{d.label}",
         )
@@ -523,7 +524,7 @@ def _effort_section(report: Report) -> str:
         f"<p>{inline(assumptions)}</p>"
         f"{overridden}"
         f'<div class="scroll"><table id="effort-weights"><thead><tr><th>{escape(t("kind"))}</th>'
-        + "".join(f"<th>{escape(difficulty_name(d))}</th>" for d in WORK)
+        + "".join(f"<th>{escape(difficulty_word(d))}</th>" for d in WORK)
         + f"</tr></thead><tbody>{weights}<tr><th>{escape(t('building and testing a file, by its heaviest finding'))}"
         f"</th>{file_weights}</tr></tbody></table></div></details></section>"
     )

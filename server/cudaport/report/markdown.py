@@ -11,6 +11,7 @@ from collections import Counter, defaultdict
 
 from ..i18n import N_, t, tn
 from ..models import Difficulty
+from ..output.words import difficulty_word
 from .effort import WORK, Hours
 from .folders import Folder, focus
 from .model import Availability, Report, WorkGroup
@@ -38,7 +39,7 @@ from .phrases import (
 from .routes import dual_stack_note
 from .tally import DIFFICULTIES
 from .verdict import RANKING_RULE, days_range, days_text, scale_meanings
-from .words import clauses, difficulty_name, unit_name
+from .words import clauses, unit_name
 
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
@@ -155,7 +156,7 @@ def _summary(report: Report) -> list[str]:
     for difficulty in DIFFICULTIES:
         rows.append(
             [
-                text(t("findings {difficulty}", difficulty=difficulty_name(difficulty))),
+                text(t("findings {difficulty}", difficulty=difficulty_word(difficulty))),
                 *[share_text(s.findings[difficulty], s.findings.total) for s in summaries],
             ]
         )
@@ -185,7 +186,7 @@ def _summary(report: Report) -> list[str]:
     out.append(t("- ranking of targets: {rule}", rule=text(t(RANKING_RULE))))
     out.append("")
     meanings = [
-        t("**{difficulty}** {meaning}", difficulty=difficulty_name(d), meaning=text(t(DIFFICULTY_MEANINGS[d])))
+        t("**{difficulty}** {meaning}", difficulty=difficulty_word(d), meaning=text(t(DIFFICULTY_MEANINGS[d])))
         for d in DIFFICULTIES
     ]
     out.append(t("Difficulties: {meanings}.", meanings=clauses(meanings)))
@@ -252,7 +253,7 @@ def _effort(report: Report) -> list[str]:
         costs = clauses(
             t(
                 "{difficulty} {first} h first, {more} h each further use (per {unit})",
-                difficulty=difficulty_name(d),
+                difficulty=difficulty_word(d),
                 first=_cost(kind.costs[d].first),
                 more=_cost(kind.costs[d].more),
                 unit=unit_name(kind.costs[d].per),
@@ -263,7 +264,7 @@ def _effort(report: Report) -> list[str]:
             t("- **{kind}** ({about}): {costs}", kind=text(t(kind.name)), about=text(t(kind.about)), costs=costs)
         )
     file_costs = clauses(
-        t("{difficulty} {hours} h", difficulty=difficulty_name(d), hours=_cost(model.file_hours[d])) for d in WORK
+        t("{difficulty} {hours} h", difficulty=difficulty_word(d), hours=_cost(model.file_hours[d])) for d in WORK
     )
     out.append(t("- **building and testing a file**, by its heaviest finding: {costs}", costs=file_costs))
     if model.overridden:
@@ -446,7 +447,7 @@ def _availability_short(availability: Availability) -> str:
     if worst is None:
         return t("not used")
     top = availability.replacements.most_common(1)
-    return difficulty_name(worst) + (f" → `{top[0][0]}`" if top and worst < Difficulty.BLOCKER else "")
+    return difficulty_word(worst) + (f" → `{top[0][0]}`" if top and worst < Difficulty.BLOCKER else "")
 
 
 # ---- dependencies ---------------------------------------------------------------------------------------------

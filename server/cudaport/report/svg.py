@@ -14,8 +14,8 @@ from html import escape
 
 from ..i18n import N_, t
 from ..models import Difficulty
+from ..output.words import difficulty_word
 from .tally import DIFFICULTIES, Tally
-from .words import difficulty_name
 
 COLORS = {
     Difficulty.PORTABLE: "#9aa5b1",
@@ -158,7 +158,7 @@ def _bar(chart_id: str, group: Group, bar: Bar, x: float, y: int, area: float, l
             group=group.name,
             bar=bar.label,
             count=count,
-            difficulty=difficulty_name(difficulty),
+            difficulty=difficulty_word(difficulty),
             value=_value(bar),
         )
         out.append(
@@ -178,7 +178,7 @@ def _legend(x: float) -> str:
     parts = ['<g class="legend">']
     for difficulty in DIFFICULTIES:
         parts.append(f'<rect x="{x:.1f}" y="6" width="12" height="12" fill="{COLORS[difficulty]}"/>')
-        name = difficulty_name(difficulty)
+        name = difficulty_word(difficulty)
         parts.append(_text(x + 16, 16, name, "legend-label"))
         x += 16 + text_width(name, SMALL_FONT) + 18
     parts.append("</g>")

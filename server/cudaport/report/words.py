@@ -1,26 +1,13 @@
-"""The small words the report's sentences are joined with, in the active language: difficulty names, lists and
-clauses. A sentence is one whole template (`i18n.t`) wherever its parts can be ordered; these helpers join what a
-template cannot hold whole (a list of any length)."""
+"""The small words the report's sentences are joined with, in the active language: units, lists and clauses (the
+difficulty names are output.words', shared with the other human outputs). A sentence is one whole template
+(`i18n.t`) wherever its parts can be ordered; these helpers join what a template cannot hold whole (a list of any
+length)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
 from ..i18n import N_, t
-from ..models import Difficulty
-
-DIFFICULTY_NAMES = {
-    Difficulty.PORTABLE: N_("portable"),
-    Difficulty.MECHANICAL: N_("mechanical"),
-    Difficulty.MANUAL: N_("manual"),
-    Difficulty.BLOCKER: N_("blocker"),
-}
-
-
-def difficulty_name(difficulty: Difficulty) -> str:
-    """The difficulty as prose names it (machine output keeps `Difficulty.label`)."""
-    return t(DIFFICULTY_NAMES[difficulty])
-
 
 UNITS = {"name": N_("name"), "file": N_("file"), "use": N_("use")}
 
