@@ -258,28 +258,16 @@ class Session:
         are analysed again), the others moved. Only findings near the change are looked at one by one; the blocks
         after it owe a shift (see cudaport.findingstore)."""
         store = self.store
-        profile = self.profile
-        file_level = profile.file_level if profile is not None else frozenset()
-        # Messages of already-ported code name the line of the directive that selects the target's path
-        # (Finding.line_ref): when lines come or go above it, the number moves with them (as a whole-file check
-        # counts them: line feeds).
-        newlines = text.count(b"\n") - old.count(b"\n", start, end)
         if start <= store.anchor:
             # At or before a fix edit that findings far below share (the include a dual-stack fix adds at the top):
             # where it goes depends on everything before it (a comment opened or closed moves the first line of
             # code), so the file is analysed whole; until then every ordinary finding is moved one by one.
             self.needs_full = True
-            kept = []
-            for finding in store.take_ordinary():
-                if touched_by(finding, start, end):
-                    dirty.append(_covering(finding, start, end, delta))
-                else:
-                    kept.append(_moved(finding, end, delta))
-            store.put_ordinary(kept)
+            store.put_ordinary(_sort_out(store.take_ordinary(), start, end, delta, dirty))
         else:
             self._move_near(start, end, delta, old, dirty)
         if store.extras:
-            self._move_extras(start, end, delta, text, old, dirty, lines_moved, newlines, file_level)
+            self._move_extras(start, end, delta, text, old, dirty, lines_moved)
 
     def _move_near(self, start: int, end: int, delta: int, old: bytes, dirty: list[tuple[int, int]]) -> None:
         """A change after the anchor: the findings near it one by one, the blocks after them by a pending shift."""
@@ -298,13 +286,7 @@ class Session:
         hi = max(end + _NEAR, old_line_end) + 1
         near = store.pop(start, hi)
         store.shift(hi - 1, delta)
-        kept = []
-        for finding in near:
-            if touched_by(finding, start, end):
-                dirty.append(_covering(finding, start, end, delta))
-            else:
-                kept.append(_moved(finding, end, delta))
-        store.insert(kept)
+        store.insert(_sort_out(near, start, end, delta, dirty))
 
     def _move_extras(
         self,
@@ -315,10 +297,15 @@ class Session:
         old: bytes,
         dirty: list[tuple[int, int]],
         lines_moved: bool,
-        newlines: int,
-        file_level: frozenset[str],
     ) -> None:
+        """The extras, each at its current offsets: moved, or dropped where the change touches them."""
         store = self.store
+        profile = self.profile
+        file_level = profile.file_level if profile is not None else frozenset()
+        # Messages of already-ported code name the line of the directive that selects the target's path
+        # (Finding.line_ref): when lines come or go above it, the number moves with them (as a whole-file check
+        # counts them: line feeds).
+        newlines = text.count(b"\n") - old.count(b"\n", start, end)
         line_end = _line_end(self.data, start + len(text))
         edited_lines = search_windows(old, [(start, end)])[0]
         gone = []
@@ -748,6 +735,18 @@ def _fix_edits(finding: Finding) -> tuple[Edit, ...]:
     if dual is None or dual is fix:
         return fix.edits if fix is not None else ()
     return (fix.edits if fix is not None else ()) + dual.edits
+
+
+def _sort_out(findings: list[Finding], start: int, end: int, delta: int, dirty: list[tuple[int, int]]) -> list[Finding]:
+    """Of findings taken out of the store, those a change of [start, end) touches are left for re-analysis (their
+    ranges added to `dirty`); the others are returned, moved."""
+    kept = []
+    for finding in findings:
+        if touched_by(finding, start, end):
+            dirty.append(_covering(finding, start, end, delta))
+        else:
+            kept.append(_moved(finding, end, delta))
+    return kept
 
 
 def _covering(finding: Finding, start: int, end: int, delta: int) -> tuple[int, int]:
