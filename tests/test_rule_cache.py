@@ -10,6 +10,8 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from conftest import FIXTURES, cudaport_executable
 from cudaport import rulecache
 from cudaport.ruleset import bundled_rules_dir
@@ -164,3 +166,29 @@ def test_concurrent_cold_runs_agree_and_leave_one_whole_cache(workdir: Path, tmp
     identity = written.stat().st_ino
     again = _run(cache, "check", ".", "--format", "sarif", cwd=workdir)
     assert again.stdout == expected.stdout and written.stat().st_ino == identity  # what they left is read as it is
+
+
+def test_a_compiled_table_is_built_once_and_again_when_its_files_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The compiled message catalogue: read from the cache while its PO files are as they were; rebuilt when one
+    changes, and when the cached file is corrupt."""
+    monkeypatch.setenv("CUDAPORT_CACHE_DIR", str(tmp_path / "cache"))
+    po = tmp_path / "a.po"
+    po.write_text('msgid "x"\nmsgstr "叉"\n', encoding="utf-8")
+    builds: list[int] = []
+
+    def build() -> dict[str, str]:
+        builds.append(1)
+        return {"x": po.read_text(encoding="utf-8").split('msgstr "')[1].rstrip('"\n')}
+
+    assert rulecache.cached_table("catalogue-test", [po], build) == {"x": "叉"}
+    assert rulecache.cached_table("catalogue-test", [po], build) == {"x": "叉"}
+    assert len(builds) == 1
+    po.write_text('msgid "x"\nmsgstr "叉叉"\n', encoding="utf-8")
+    assert rulecache.cached_table("catalogue-test", [po], build) == {"x": "叉叉"}
+    assert len(builds) == 2
+    cached = tmp_path / "cache" / "catalogue-test.marshal"
+    cached.write_bytes(cached.read_bytes()[:-3])  # cut short
+    assert rulecache.cached_table("catalogue-test", [po], build) == {"x": "叉叉"}
+    assert len(builds) == 3

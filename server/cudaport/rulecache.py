@@ -19,7 +19,7 @@ import os
 import pickle
 import sys
 import zlib
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -113,6 +113,11 @@ def fingerprint(rules_dir: Path, extra: tuple[Path, ...]) -> bytes:
     for folder, _dirs, names in sorted(os.walk(rules_dir)):
         files.extend(Path(folder) / name for name in sorted(names))
     files.extend(extra)
+    return _stamp(parts, files)
+
+
+def _stamp(parts: list[str], files: Iterable[Path]) -> bytes:
+    """`parts` and a stat of each file (its size and time, or that it is missing) as one line of text."""
     for path in files:
         try:
             info = path.stat()
@@ -179,15 +184,12 @@ def cached_table(name: str, files: list[Path], build: Callable[[], dict[str, str
     import marshal
 
     folder = cache_dir()
-    stamp = "\t".join(
-        [f"{FORMAT} {__version__} {sys.version_info[0]}.{sys.version_info[1]}"]
-        + [f"{p} {p.stat().st_size} {p.stat().st_mtime_ns}" for p in files]
-    ).encode("utf-8", "surrogateescape")
+    stamp = _stamp([f"{FORMAT} {__version__} {sys.version_info[0]}.{sys.version_info[1]}"], files)
     path = folder / f"{name}.marshal" if folder is not None else None
     if path is not None:
         try:
             with path.open("rb") as handle:
-                if handle.read(len(_MAGIC)) == _MAGIC and handle.readline().rstrip(b"\n") == stamp.replace(b"\n", b" "):
+                if handle.read(len(_MAGIC)) == _MAGIC and handle.readline().rstrip(b"\n") == stamp:
                     table = marshal.load(handle)
                     if isinstance(table, dict):
                         return table
@@ -197,7 +199,7 @@ def cached_table(name: str, files: list[Path], build: Callable[[], dict[str, str
             _debug("cache %s unreadable (%s: %s); rebuilding", path, type(exc).__name__, exc)
     table = build()
     if path is not None:
-        _write(path, _MAGIC + stamp.replace(b"\n", b" ") + b"\n" + marshal.dumps(table))
+        _write(path, _MAGIC + stamp + b"\n" + marshal.dumps(table))
     return table
 
 
