@@ -60,8 +60,18 @@ async def test_project_configuration_file_and_its_edits(lsp: Launcher, profile: 
     config = tmp_path / "pyproject.toml"
     config.write_text('[project]\nname = "demo"\n\n[tool.cudaport]\nignore = ["CP1001"]\n')
     os.utime(config, ns=(config.stat().st_atime_ns, config.stat().st_mtime_ns + 1_000_000_000))
-    watched = [r for r in session.client.registrations if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
-    if watched:
+    workspace = session.capabilities.workspace
+    watching = workspace is not None and bool(
+        workspace.did_change_watched_files and workspace.did_change_watched_files.dynamic_registration
+    )
+    if watching:
+        # The server registers its watchers after `initialized`, not before the first diagnostics: an editor
+        # reports a change only once it watches (under load the registration came after the write, and no
+        # event was sent).
+        await wait_until(
+            lambda: any(r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in session.client.registrations),
+            what="the server's registration for watched files",
+        )
         session.client.workspace_did_change_watched_files(
             types.DidChangeWatchedFilesParams([types.FileEvent(config.as_uri(), types.FileChangeType.Changed)])
         )
