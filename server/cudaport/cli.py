@@ -281,7 +281,7 @@ def _exit_at_once(code: int) -> None:
     """End the process without the interpreter's teardown, which frees every object one at a time: a sixth of a
     one-file check. Everything has been written and closed by now (output files, worker pools, the rule cache);
     the language server, which logs to files, exits the ordinary way."""
-    if "cudaport.lsp.server" in sys.modules:
+    if "cudaport.lsp.stdio" in sys.modules or "cudaport.lsp.server" in sys.modules:
         return
     try:
         sys.stdout.flush()
@@ -780,10 +780,15 @@ def _serve(args: argparse.Namespace) -> int:
         # environment): --lang speaks for the environment, for clients that send no locale
         os.environ["CUDAPORT_LANG"] = args.lang
     try:
-        from .lsp.server import run_server
+        if args.tcp is not None:
+            from .lsp.server import run_tcp
+
+            return int(run_tcp(args.tcp, log_file=args.log_file))
+        from .lsp.stdio import serve_stdio
+
+        return int(serve_stdio(log_file=args.log_file))  # pygls is loaded once the first diagnostics are out
     except ImportError as exc:
         raise UsageError(t("the language server is not available: {error}", error=exc)) from exc
-    return int(run_server(tcp=args.tcp, log_file=args.log_file))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -203,6 +203,32 @@ def cached_table(name: str, files: list[Path], build: Callable[[], dict[str, str
     return table
 
 
+def read_record(name: str, stamp: bytes) -> bytes | None:
+    """What write_record kept under `name` with this `stamp` (None: nothing, another stamp, or no cache)."""
+    folder = cache_dir()
+    if folder is None:
+        return None
+    try:
+        with (folder / name).open("rb") as handle:
+            if handle.read(len(_MAGIC)) == _MAGIC and handle.readline().rstrip(b"\n") == stamp:
+                return handle.read()
+    except OSError:
+        pass
+    return None
+
+
+def write_record(name: str, stamp: bytes, payload: bytes) -> None:
+    """Keep `payload` under `name` in the cache folder, for read_record with the same `stamp` (a stamp_of line)."""
+    folder = cache_dir()
+    if folder is not None:
+        _write(folder / name, _MAGIC + stamp + b"\n" + payload)
+
+
+def stamp_of(parts: list[str], files: Iterable[Path]) -> bytes:
+    """`parts` and a stat of each of `files` as one line: a record is stale once any of them changes."""
+    return _stamp([f"{FORMAT} {__version__}", *parts], files)
+
+
 def _write(path: Path, payload: bytes) -> None:
     """Write a cache file whole (a temporary file renamed into place); never raises."""
     import tempfile

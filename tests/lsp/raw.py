@@ -18,9 +18,14 @@ Message = dict[str, Any]
 
 
 class RawServer:
-    def __init__(self, *extra: str, cwd: Path | None = None) -> None:
+    def __init__(self, *extra: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(
-            [*SERVER_COMMAND, *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd
+            [*SERVER_COMMAND, *extra],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=env,
         )
         self.messages: queue.Queue[Message | None] = queue.Queue()
         self.seen: list[Message] = []

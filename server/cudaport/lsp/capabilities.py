@@ -4,8 +4,7 @@ its client capabilities): features ask `capabilities.pull_diagnostics`, not the 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from lsprotocol import types
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,39 +23,37 @@ class ClientCapabilities:
     configuration_registration: bool = False  # didChangeConfiguration can be registered dynamically
 
     @classmethod
-    def of(cls, capabilities: types.ClientCapabilities) -> ClientCapabilities:
-        text_document = capabilities.text_document
-        workspace = capabilities.workspace
-        window = capabilities.window
-        diagnostics = workspace.diagnostics if workspace is not None else None
-        publish = text_document.publish_diagnostics if text_document is not None else None
-        hover = text_document.hover if text_document is not None else None
-        formats = hover.content_format if hover is not None else None
-        code_action = text_document.code_action if text_document is not None else None
-        edit = workspace.workspace_edit if workspace is not None else None
-        watched = workspace.did_change_watched_files if workspace is not None else None
-        changed = workspace.did_change_configuration if workspace is not None else None
+    def of(cls, capabilities: Any) -> ClientCapabilities:
+        """From the `capabilities` of the client's initialize request, as JSON (camelCase keys)."""
+        text_document = _section(capabilities, "textDocument")
+        workspace = _section(capabilities, "workspace")
+        window = _section(capabilities, "window")
+        publish = _section(text_document, "publishDiagnostics")
+        formats = _section(text_document, "hover").get("contentFormat")
+        code_action = _section(text_document, "codeAction")
+        resolvable = _section(code_action, "resolveSupport").get("properties")
+        edit = _section(workspace, "workspaceEdit")
+        operations = edit.get("resourceOperations")
+        versioned = bool(edit.get("documentChanges"))
         return cls(
-            pull_diagnostics=text_document is not None and text_document.diagnostic is not None,
-            diagnostic_refresh=bool(diagnostics is not None and diagnostics.refresh_support),
-            code_descriptions=publish is None or publish.code_description_support is not False,
-            markdown_hover=not formats or types.MarkupKind.Markdown in formats,
+            pull_diagnostics=isinstance(text_document.get("diagnostic"), dict),
+            diagnostic_refresh=bool(_section(workspace, "diagnostics").get("refreshSupport")),
+            code_descriptions=publish.get("codeDescriptionSupport") is not False,
+            markdown_hover=not formats or "markdown" in formats,
             lazy_code_action_edits=bool(
-                code_action is not None
-                and code_action.data_support
-                and code_action.resolve_support is not None
-                and "edit" in code_action.resolve_support.properties
+                code_action.get("dataSupport") and isinstance(resolvable, list) and "edit" in resolvable
             ),
-            document_changes=bool(edit is not None and edit.document_changes),
-            create_files=bool(
-                edit is not None
-                and edit.document_changes
-                and edit.resource_operations
-                and types.ResourceOperationKind.Create in edit.resource_operations
-            ),
-            change_annotations=bool(edit is not None and edit.document_changes and edit.change_annotation_support),
-            work_done_progress=bool(window is not None and window.work_done_progress),
-            configuration=bool(workspace is not None and workspace.configuration),
-            watched_files_registration=bool(watched is not None and watched.dynamic_registration),
-            configuration_registration=bool(changed is not None and changed.dynamic_registration),
+            document_changes=versioned,
+            create_files=versioned and isinstance(operations, list) and "create" in operations,
+            change_annotations=versioned and bool(edit.get("changeAnnotationSupport")),
+            work_done_progress=bool(window.get("workDoneProgress")),
+            configuration=bool(workspace.get("configuration")),
+            watched_files_registration=bool(_section(workspace, "didChangeWatchedFiles").get("dynamicRegistration")),
+            configuration_registration=bool(_section(workspace, "didChangeConfiguration").get("dynamicRegistration")),
         )
+
+
+def _section(parent: Any, key: str) -> dict[str, Any]:
+    """A nested capability object; empty when absent or not an object (a client's mistake is no capability)."""
+    value = parent.get(key) if isinstance(parent, dict) else None
+    return value if isinstance(value, dict) else {}

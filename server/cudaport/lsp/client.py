@@ -18,7 +18,8 @@ from pygls.progress import Progress
 from ..i18n import N_
 from . import logs
 from .capabilities import ClientCapabilities
-from .protocol import COMMAND_REQUEST, CommandRequest, PreparedJSON, RawJSON
+from .jsonparts import PreparedJSON, RawJSON
+from .protocol import COMMAND_REQUEST, CommandRequest
 
 log = logging.getLogger(__name__)
 

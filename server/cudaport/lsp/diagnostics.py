@@ -7,19 +7,22 @@ Each diagnostic carries the rule code, a link to the rule's documentation, the d
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..i18n import N_
 from ..models import Finding
 from . import logs
-from .client import Client
 from .documents import Document
-from .protocol import PreparedJSON, RawJSON
+from .jsonparts import PreparedJSON, RawJSON
 from .render import IDENTIFIER
 from .store import Snapshot, Store
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from .client import Client
 
 __all__ = ["IDENTIFIER", "Diagnostics", "diagnostics_json", "pull"]
 
@@ -75,7 +78,7 @@ class Diagnostics:
             delay = self.store.resolve(document).options.debounce / 1000
         self._cancel(self._timers, document.uri)
         self._cancel(self._idle_checks, document.uri)
-        loop = asyncio.get_running_loop()
+        loop = _running_loop()
         self._timers[document.uri] = loop.call_later(delay, self._publish_now, document.uri)
 
     def _publish_now(self, uri: str) -> None:
@@ -115,7 +118,7 @@ class Diagnostics:
         if delay <= 0:
             return
         self._cancel(self._idle_checks, document.uri)
-        loop = asyncio.get_running_loop()
+        loop = _running_loop()
         self._idle_checks[document.uri] = loop.call_later(delay / 1000, self._idle_check, document.uri)
 
     def _idle_check(self, uri: str) -> None:
@@ -179,6 +182,13 @@ class Diagnostics:
         timer = timers.pop(uri, None)
         if timer is not None:
             timer.cancel()
+
+
+def _running_loop() -> asyncio.AbstractEventLoop:
+    # asyncio is loaded with the server, after the first diagnostics (cudaport.lsp.prelude), which use this module
+    import asyncio
+
+    return asyncio.get_running_loop()
 
 
 def log_latency(document: Document, verb: str) -> None:

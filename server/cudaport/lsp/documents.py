@@ -9,9 +9,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from ..models import Finding
@@ -21,13 +20,28 @@ from .languages import detect_language
 from .positions import to_offset
 from .render import RenderedDiagnostics
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the protocol library is loaded after the first diagnostics (cudaport.lsp.prelude)
+    from lsprotocol import types
+
     from ..engine import Engine
 
 log = logging.getLogger(__name__)
 
 _BINARY_SNIFF = 8192
 _COALESCE = 8  # more ranges than this in one change notification are applied as one edit
+
+
+class TextItem(Protocol):
+    """An opened document as the client sent it (lsprotocol's TextDocumentItem, or the prelude's own)."""
+
+    @property
+    def uri(self) -> str: ...
+    @property
+    def language_id(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def text(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -127,7 +141,7 @@ class DocumentStore:
     def get(self, uri: str) -> Document | None:
         return self._documents.get(uri)
 
-    def open(self, item: types.TextDocumentItem) -> Document:
+    def open(self, item: TextItem) -> Document:
         path = uri_path(item.uri)
         if item.uri.startswith(NOTEBOOK_CELL):
             # A notebook cell is its own Python buffer: the configuration and project are the notebook's.
@@ -151,6 +165,8 @@ class DocumentStore:
         self, identifier: types.VersionedTextDocumentIdentifier, changes: list[Any], unit: str
     ) -> Document | None:
         """Apply an editor's changes; None (and nothing applied) for an unknown document or a stale version."""
+        from lsprotocol import types
+
         document = self._documents.get(identifier.uri)
         if document is None:
             whole = [c for c in changes if isinstance(c, types.TextDocumentContentChangeWholeDocument)]

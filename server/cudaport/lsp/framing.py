@@ -52,6 +52,15 @@ class FrameReader:
                 return
             yield frame
 
+    def pending(self, seconds: float = 0.0) -> bool:
+        """Whether input is at hand (read already, or arriving in the stream within `seconds`). A stream that
+        cannot tell (no `ready`) may have some: True."""
+        if self._buffer.strip():
+            return True
+        if self._eof:
+            return False
+        return self._ready is None or self._ready(seconds)
+
     # ---- reading ------------------------------------------------------------------------------------------
     def _fill(self) -> bool:
         if self._eof:

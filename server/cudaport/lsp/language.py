@@ -5,6 +5,7 @@ their messages) when the setting changes."""
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -12,6 +13,8 @@ from dataclasses import dataclass
 from .. import i18n
 from ..i18n import N_
 from .logs import Said, said
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -48,3 +51,18 @@ def describe(choice: Choice) -> Said:
             asked=choice.asked,
         )
     return said(N_("cudaport speaks {language}, as the environment says"), language=choice.language)
+
+
+def apply(setting: str | None, locale: str | None, starting: bool = False) -> Said | None:
+    """Speak the language the `lang` setting, the client's locale or the environment asks for (one language per
+    process); the log line that says so when it changed (always when `starting`). Called before any analysis,
+    since findings carry their messages."""
+    choice = choose(setting, locale)
+    if not starting and choice.language == i18n.language():
+        return None
+    try:
+        i18n.set_language(choice.language)
+    except i18n.CatalogueError as exc:  # a broken catalogue must not stop the server: English it is
+        log.error("%s", exc)
+        i18n.set_language(i18n.ENGLISH)
+    return describe(choice)

@@ -13,16 +13,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from lsprotocol import types
-
 from ..i18n import t
 
 LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO, "debug": logging.DEBUG}
-_MESSAGE_TYPES = (
-    (logging.ERROR, types.MessageType.Error),
-    (logging.WARNING, types.MessageType.Warning),
-    (logging.INFO, types.MessageType.Info),
-)
+# LSP's MessageType values (Error 1, Warning 2, Info 3, Log 4), as plain numbers: the handler is set up before the
+# protocol library is loaded.
+_MESSAGE_TYPES = ((logging.ERROR, 1), (logging.WARNING, 2), (logging.INFO, 3))
+_LOG = 4
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
@@ -74,19 +71,29 @@ class ClientLogHandler(logging.Handler):
     """Sends records as window/logMessage once the session is up; earlier ones wait (up to a limit). Repeated
     records from info level up are rate-limited."""
 
-    def __init__(self, send: Callable[[types.LogMessageParams], None]) -> None:
+    def __init__(self, send: Callable[[int, str], None] | None = None) -> None:
+        """`send(kind, message)` sends one window/logMessage (kind: LSP's MessageType); given here or, once the
+        server exists, to connect()."""
         super().__init__(logging.INFO)
         self._send = send
         self._ready = False
-        self._pending: list[types.LogMessageParams] = []
+        self._pending: list[tuple[int, str]] = []
         self._local = threading.local()
         self._limit = RateLimit()
 
+    def connect(self, send: Callable[[int, str], None]) -> None:
+        self._send = send
+        self._flush()
+
     def ready(self) -> None:
         self._ready = True
-        pending, self._pending = self._pending, []
-        for params in pending:
-            self._deliver(params)
+        self._flush()
+
+    def _flush(self) -> None:
+        if self._ready and self._send is not None:
+            pending, self._pending = self._pending, []
+            for entry in pending:
+                self._deliver(entry)
 
     def emit(self, record: logging.LogRecord) -> None:
         if getattr(self._local, "busy", False):
@@ -106,18 +113,19 @@ class ClientLogHandler(logging.Handler):
                 count=f"{suppressed:,}",
                 seconds=f"{self._limit.window:g}",
             )
-        kind = next((t for level, t in _MESSAGE_TYPES if record.levelno >= level), types.MessageType.Log)
-        params = types.LogMessageParams(type=kind, message=message)
-        if not self._ready:
+        kind = next((t for level, t in _MESSAGE_TYPES if record.levelno >= level), _LOG)
+        if not self._ready or self._send is None:
             if len(self._pending) < 200:
-                self._pending.append(params)
+                self._pending.append((kind, message))
             return
-        self._deliver(params)
+        self._deliver((kind, message))
 
-    def _deliver(self, params: types.LogMessageParams) -> None:
+    def _deliver(self, entry: tuple[int, str]) -> None:
+        if self._send is None:
+            return
         self._local.busy = True
         try:
-            self._send(params)
+            self._send(*entry)
         except Exception:
             pass  # the client is gone: nothing left to tell
         finally:

@@ -14,7 +14,7 @@ import inspect
 import json
 import logging
 import re
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
@@ -26,25 +26,12 @@ from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCResponseMessage
 
 from .framing import Frame
+from .jsonparts import PreparedJSON, RawJSON
 from .positions import preferred_encoding
 
 log = logging.getLogger(__name__)
 
 Handler = Generator[Any, Any, Any]
-
-
-class PreparedJSON(dict[str, Any]):
-    """A message part built directly in JSON form (diagnostics: thousands of small objects on every keystroke).
-    It is serialised as it is, instead of being built as lsprotocol objects and walked by cattrs."""
-
-
-class RawJSON(tuple[bytes, ...]):
-    """A message part already serialised, as pieces of ASCII JSON to be written one after the other: the
-    diagnostics of a document are kept serialised in blocks, and a message of 5,000 is those blocks, never joined
-    or encoded on the event loop."""
-
-    def __new__(cls, *pieces: bytes) -> RawJSON:
-        return super().__new__(cls, pieces)
 
 
 def converter_factory() -> Converter:
@@ -90,6 +77,8 @@ class CudaportProtocol(LanguageServerProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.initialize_seen = False
+        self.answered_early: set[Any] = set()  # requests the prelude answered (cudaport.lsp.prelude)
+        self.on_initialize_answer: Callable[[Any], None] | None = None  # given the answer to initialize, as JSON
         self._finished: list[tuple[Any, Any]] = []  # done futures still in pygls' request table
 
     @functools.lru_cache  # noqa: B019 (one protocol object per process, as in pygls)
@@ -105,7 +94,10 @@ class CudaportProtocol(LanguageServerProtocol):
         if general is not None and general.position_encodings:
             # pygls takes the client's first choice; cudaport prefers UTF-8 (byte offsets need no conversion).
             general.position_encodings = [preferred_encoding(list(general.position_encodings))]
-        return (yield from super().lsp_initialize(params))
+        result = yield from super().lsp_initialize(params)
+        if self.on_initialize_answer is not None:
+            self.on_initialize_answer(self._converter.unstructure(result))
+        return result
 
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Handler:
@@ -145,6 +137,12 @@ class CudaportProtocol(LanguageServerProtocol):
             if "method" in data and isinstance(request_id, int | str) and not isinstance(request_id, bool):
                 return _Undecodable(request_id, str(data.get("method")), exc)
             raise
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        if msg_id in self.answered_early:
+            self.answered_early.discard(msg_id)  # the prelude answered it: the same answer, not sent twice
+            return
+        super()._send_response(msg_id, result=result, error=error)
 
     def _send_data(self, data: Any) -> None:
         """pygls serialises every message with json.dumps; a RawJSON part is spliced in as it is."""
@@ -192,7 +190,7 @@ class CudaportProtocol(LanguageServerProtocol):
             request_id = _salvaged_id(frame.body)
             log.error("cannot parse a message from the client (%s): answering with a parse error", exc)
             error = types.ResponseError(types.ErrorCodes.ParseError, f"cannot parse the message: {exc}")
-            self._send_response(request_id, error=error)  # type: ignore[arg-type]  # JSON-RPC: id null
+            self._send_response(request_id, error=error)  # JSON-RPC: id null
             return
         except Exception as exc:  # a message pygls cannot structure (a response to nothing, say): not fatal
             log.error("ignoring a message from the client that cannot be decoded: %s", exc)

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, ClassVar
-
-from lsprotocol import types
-from lsprotocol.converters import get_converter
+from functools import cache
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..findingstore import Block, FindingStore
 from ..models import Difficulty, Finding
 from ..output.words import difficulty_word  # the diagnostic's `data` keeps the English name for machines
 from ..ruleset import RuleSet
 from ..source import LineIndex
+
+if TYPE_CHECKING:  # loaded where a typed message needs it: the first diagnostics go out before the library loads
+    from cattrs import Converter
+    from lsprotocol import types
 
 IDENTIFIER = "cudaport"
 
@@ -115,7 +117,7 @@ class DiagnosticBuilder:
         if url:
             part["codeDescription"] = {"href": url}
         if symbol is not None and (symbol.deprecated or symbol.removed):
-            part["tags"] = [int(types.DiagnosticTag.Deprecated)]
+            part["tags"] = [_DEPRECATED]
         if len(self._shared) > 50_000:
             self._shared.clear()
         shared = (part, json.dumps(part, separators=(",", ":"))[1:-1].replace("%", "%%"))
@@ -125,11 +127,20 @@ class DiagnosticBuilder:
 
 def as_lsp(diagnostic: dict[str, Any]) -> types.Diagnostic:
     """The lsprotocol form, for the few places that embed a diagnostic in a typed message (code actions)."""
-    result: types.Diagnostic = _CONVERTER.structure(diagnostic, types.Diagnostic)
+    from lsprotocol import types
+
+    result: types.Diagnostic = _converter().structure(diagnostic, types.Diagnostic)
     return result
 
 
-_CONVERTER = get_converter()
+@cache
+def _converter() -> Converter:
+    from lsprotocol.converters import get_converter
+
+    return get_converter()
+
+
+_DEPRECATED = 2  # DiagnosticTag.Deprecated
 
 
 class _BlockText:

@@ -8,17 +8,13 @@ for debugging, on a loopback TCP port (`--tcp 127.0.0.1:2087`)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import ipaddress
 import logging
-import os
-import queue
-import select
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -33,10 +29,14 @@ from .commands import MIGRATE, SUMMARY, TARGETS, Commands
 from .diagnostics import Diagnostics
 from .documents import uri_path
 from .features import register, register_command
-from .framing import Frame, FrameReader
-from .protocol import CudaportProtocol, PreparedJSON, converter_factory
+from .framing import Frame
+from .jsonparts import PreparedJSON
+from .prelude import Early, remember_initialize
+from .protocol import CudaportProtocol, converter_factory
 from .settings import EditorSettings
-from .store import Store
+from .startup import InitializeRequest
+from .stdio import ThreadedWriter
+from .store import Store, tune_gc
 from .sync import TextSync
 from .workspace_diagnostics import WorkspaceDiagnostics
 
@@ -46,7 +46,8 @@ log = logging.getLogger(__name__)
 class CudaportServer(LanguageServer):
     """pygls' server with cudaport's protocol, the shared store, and the handlers registered on them."""
 
-    def __init__(self) -> None:
+    def __init__(self, store: Store | None = None, log_handler: logs.ClientLogHandler | None = None) -> None:
+        """`store` and `log_handler`: those of the prelude that served the first diagnostics, when there was one."""
         super().__init__(
             "cudaport",
             __version__,
@@ -54,8 +55,12 @@ class CudaportServer(LanguageServer):
             protocol_cls=CudaportProtocol,
             converter_factory=converter_factory,
         )
-        self.log_handler = logs.ClientLogHandler(self._log_message)
-        self.store = Store(report=self._show_configuration_problem, tell=self._show_message)
+        self.log_handler = log_handler if log_handler is not None else logs.ClientLogHandler()
+        self.log_handler.connect(self._log_message)
+        if store is None:
+            store = Store()
+            store.connect(report=self._show_configuration_problem, tell=self._show_message)
+        self.store = store  # a prelude's store is connected by take_over, once messages can be written
         self.client = Client(self, lambda: self.store.capabilities)
         _register_handlers(self)
 
@@ -63,9 +68,26 @@ class CudaportServer(LanguageServer):
     def shutdown_requested(self) -> bool:
         return self.store.shutdown_requested
 
-    def _log_message(self, params: types.LogMessageParams) -> None:
+    def take_over(self, early: Early, writer: ThreadedWriter) -> None:
+        """Go on from where the prelude stopped, writing to `writer`: what the store held back is shown, the
+        prelude's answers are not sent again, the answer to `initialize` is kept for the next start when the
+        prelude had none, and the collector is tuned now that the protocol library's classes are loaded too."""
+        protocol = self.protocol
+        assert isinstance(protocol, CudaportProtocol)
+        protocol.set_writer(writer)
+        self.store.connect(report=self._show_configuration_problem, tell=self._show_message)
+        protocol.answered_early = set(early.answered)
+        remember_as = early.remember_as
+        if remember_as is not None:
+            protocol.on_initialize_answer = lambda result: remember_initialize(remember_as, result)
+        if early.analysed:
+            tune_gc()
+        else:
+            self.store.gc_tuned = False  # after the first whole-file analysis, as without a prelude
+
+    def _log_message(self, kind: int, message: str) -> None:
         # JSON as it is sent (the debug log carries a line per change: no lsprotocol conversion for each)
-        self.protocol.notify(types.WINDOW_LOG_MESSAGE, PreparedJSON(type=int(params.type), message=params.message))
+        self.protocol.notify(types.WINDOW_LOG_MESSAGE, PreparedJSON(type=kind, message=message))
 
     def _show_message(self, message: str, kind: types.MessageType) -> None:
         self.client.show_message(message, kind)
@@ -90,7 +112,8 @@ def _register_handlers(server: CudaportServer) -> None:
 
     # ---- life cycle and configuration ---------------------------------------------------------------------
     def initialize(params: types.InitializeParams) -> None:
-        settings.initialize(params, server.workspace.position_encoding, _folders(server))
+        request = InitializeRequest.of(server.protocol._converter.unstructure(params))
+        settings.initialize(request, server.workspace.position_encoding)
 
     async def initialized(params: types.InitializedParams) -> None:
         await settings.initialized()
@@ -163,35 +186,28 @@ def create_server() -> CudaportServer:
     return CudaportServer()
 
 
-def run_server(tcp: str | None = None, log_file: Path | None = None) -> int:
-    """Serve one client until it exits: 0 after an orderly shutdown, 1 when the client vanished without one,
-    2 for an unusable --tcp address."""
+def run_tcp(tcp: str, log_file: Path | None = None) -> int:
+    """Serve one client on a loopback TCP port (for debugging) until it exits: 0 after an orderly shutdown, 1 when
+    the client vanished without one, 2 for an unusable address. (Over stdio: cudaport.lsp.stdio.)"""
     server = create_server()
-    if tcp is not None:
-        try:
-            host, port = parse_loopback(tcp)
-        except ValueError as exc:
-            print(t("cudaport: error: --tcp {address}: {problem}", address=tcp, problem=exc), file=sys.stderr)
-            return 2
-        logs.configure(server.log_handler, log_file, to_stderr=True)
+    try:
+        host, port = parse_loopback(tcp)
+    except ValueError as exc:
+        print(t("cudaport: error: --tcp {address}: {problem}", address=tcp, problem=exc), file=sys.stderr)
+        return 2
+    logs.configure(server.log_handler, log_file, to_stderr=True)
+    print(t("cudaport: language server listening on {host}:{port}", host=host, port=port), file=sys.stderr, flush=True)
+    try:
+        server.start_tcp(host, port)
+    except OSError as exc:
         print(
-            t("cudaport: language server listening on {host}:{port}", host=host, port=port), file=sys.stderr, flush=True
+            t("cudaport: error: cannot listen on {host}:{port}: {problem}", host=host, port=port, problem=exc),
+            file=sys.stderr,
         )
-        try:
-            server.start_tcp(host, port)
-        except OSError as exc:
-            print(
-                t("cudaport: error: cannot listen on {host}:{port}: {problem}", host=host, port=port, problem=exc),
-                file=sys.stderr,
-            )
-            return 2
-        except (KeyboardInterrupt, SystemExit):
-            pass
-        return 0 if server.shutdown_requested else 1
-    logs.configure(server.log_handler, log_file, to_stderr=False)
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    logs.capture_standard_streams()
-    return _serve_stdio(server, stdin, stdout)
+        return 2
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    return 0 if server.shutdown_requested else 1
 
 
 def parse_loopback(address: str) -> tuple[str, int]:
@@ -215,12 +231,11 @@ def parse_loopback(address: str) -> tuple[str, int]:
     return host, port
 
 
-def _serve_stdio(server: CudaportServer, stdin: BinaryIO, stdout: BinaryIO) -> int:
-    _grow_pipe(stdout)
-    writer = ThreadedWriter(stdout)
-    server.protocol.set_writer(writer)
+def serve_frames(server: CudaportServer, writer: ThreadedWriter, replay: list[Frame], frames: Iterator[Frame]) -> int:
+    """Handle `replay` (what the prelude read), then the rest of the client's `frames`, until the client exits: 0
+    after an orderly shutdown, 1 when it vanished without one. (The server writes to `writer`: take_over.)"""
     try:
-        asyncio.run(_serve(server, stdin))
+        asyncio.run(_serve(server, replay, frames))
     except (KeyboardInterrupt, SystemExit):
         pass
     except BrokenPipeError:
@@ -230,76 +245,12 @@ def _serve_stdio(server: CudaportServer, stdin: BinaryIO, stdout: BinaryIO) -> i
     return 0 if server.shutdown_requested else 1
 
 
-class ThreadedWriter:
-    """pygls' writer, writing on a thread of its own: a pipe holds 64 KiB to 1 MiB, and the diagnostics of a dense
-    file (1.5 MB) written from the event loop would hold it until the client has read them. Messages keep their
-    order (one queue, one thread). Once the client is gone, every write raises BrokenPipeError, as a direct write
-    would."""
-
-    def __init__(self, stream: BinaryIO) -> None:
-        self._stream = stream
-        self._queue: queue.SimpleQueue[bytes | list[bytes] | None] = queue.SimpleQueue()
-        self._lost = False
-        self._thread = threading.Thread(target=self._run, name="cudaport-stdout", daemon=True)
-        self._thread.start()
-
-    def write(self, data: bytes) -> None:
-        self._put(data)
-
-    def write_pieces(self, pieces: list[bytes]) -> None:
-        """One message given in pieces (header and all), joined by the writing thread."""
-        self._put(pieces)
-
-    def _put(self, message: bytes | list[bytes]) -> None:
-        if self._lost:
-            raise BrokenPipeError("the connection to the client is lost")
-        self._queue.put(message)
-
-    def close(self, timeout: float = 5.0) -> None:
-        """Write what is queued (waiting up to `timeout` for a client that reads slowly), then close."""
-        if self._thread.is_alive():
-            self._queue.put(None)
-            self._thread.join(timeout)
-        with contextlib.suppress(OSError, ValueError):
-            self._stream.close()
-
-    def _run(self) -> None:
-        while (data := self._queue.get()) is not None:
-            try:
-                self._stream.write(data if isinstance(data, bytes) else b"".join(data))
-                self._stream.flush()
-            except (OSError, ValueError):  # a broken pipe, a closed stream: nobody is reading any more
-                self._lost = True
-                return
-
-
-_PIPE_SIZES = (4 << 20, 1 << 20)  # 1 MiB is Linux's limit for an unprivileged process (fs.pipe-max-size)
-_F_SETPIPE_SZ = 1031  # Linux's fcntl to resize a pipe (fcntl.F_SETPIPE_SZ from Python 3.10, not on every build)
-
-
-def _grow_pipe(stream: BinaryIO) -> None:
-    """A pipe to the client holds 64 KiB: the diagnostics of a dense file (1.5 MB) would keep the server's loop
-    writing until the client has read them. A larger pipe (where the system allows one) lets it go on sooner."""
-    try:
-        import fcntl
-
-        descriptor = stream.fileno()
-    except (ImportError, OSError, ValueError, AttributeError):
-        return  # not a file descriptor, or not a POSIX system
-    for size in _PIPE_SIZES:
-        try:
-            fcntl.fcntl(descriptor, getattr(fcntl, "F_SETPIPE_SZ", _F_SETPIPE_SZ), size)
-            return
-        except OSError:
-            continue  # over the system's limit, or not a pipe: the default size works, only slower
-
-
 # Frames read but not yet handled: past this many, reading waits (the client's writes then wait in the pipe). A
 # client that sends 20,000 changes without waiting for anything had them all queued in the server's memory.
 _BACKLOG = 512
 
 
-async def _serve(server: CudaportServer, stdin: BinaryIO) -> None:
+async def _serve(server: CudaportServer, replay: list[Frame], incoming: Iterator[Frame]) -> None:
     """Handle the client's frames until its stream ends (or `exit` raises SystemExit). The frames are read on a
     daemon thread: whatever it is blocked in when the stream closes, or when the client keeps it open after
     `exit`, it never keeps the process alive."""
@@ -314,9 +265,12 @@ async def _serve(server: CudaportServer, stdin: BinaryIO) -> None:
             return False  # the event loop is gone
         return True
 
+    for kept in replay:
+        backlog.acquire()
+        frames.put_nowait(kept)
+
     def pump() -> None:
-        read, ready = _raw_input(stdin)
-        for frame in FrameReader(read, ready).frames():
+        for frame in incoming:
             backlog.acquire()
             if not post(frame):
                 return
@@ -331,20 +285,3 @@ async def _serve(server: CudaportServer, stdin: BinaryIO) -> None:
             protocol.receive(frame)
         finally:
             backlog.release()
-
-
-def _raw_input(stream: BinaryIO) -> tuple[Callable[[int], bytes], Callable[[float], bool] | None]:
-    """Reads from the file descriptor itself when there is one: a buffered reader would hide bytes from select()."""
-    try:
-        fd = stream.fileno()
-    except (OSError, ValueError, AttributeError):
-        read1 = getattr(stream, "read1", None)
-        return (read1 if read1 is not None else stream.read), None
-
-    def ready(seconds: float) -> bool:
-        try:
-            return bool(select.select([fd], [], [], seconds)[0])
-        except (OSError, ValueError):
-            return True  # let the read find out
-
-    return (lambda size: os.read(fd, size)), ready

@@ -12,17 +12,14 @@ from typing import Any
 
 from lsprotocol import types
 
-from .. import i18n
 from ..config import CONFIG_FILES
 from ..files import file_kinds
 from ..i18n import N_, t
-from . import language, logs
-from .capabilities import ClientCapabilities
+from . import language, logs, startup
 from .client import Client
 from .diagnostics import Diagnostics
 from .documents import uri_path
 from .options import EditorOptions, parse_options
-from .positions import unit_for
 from .store import Store
 from .workspace_diagnostics import WorkspaceDiagnostics
 
@@ -52,57 +49,22 @@ class EditorSettings:
         self._poller: asyncio.Task[None] | None = None
 
     # ---- start-up -----------------------------------------------------------------------------------------
-    def initialize(
-        self, params: types.InitializeParams, encoding: types.PositionEncodingKind | str | None, folders: list[Path]
-    ) -> None:
-        store = self.store
-        store.unit = unit_for(encoding)
-        store.capabilities = ClientCapabilities.of(params.capabilities)
-        configuration = store.configuration
-        configuration.set_folders(folders)
-        self._locale = params.locale
-        options, _ = parse_options(params.initialization_options, "initializationOptions")
-        configuration.initialization = options
-        self._apply_language(starting=True)
-        # Once more in the language just chosen: the problems are shown to the user.
-        options, problems = parse_options(params.initialization_options, "initializationOptions")
-        logs.set_level(self.log_handler, options.log_level)
-        for problem in problems:
-            configuration.report(f"cudaport: {problem}")
-        client = params.client_info.name if params.client_info is not None else t("an unnamed client")
-        pull = store.capabilities.pull_diagnostics
-        log.info(
-            logs.said(
-                N_("cudaport language server for {client}; columns in {unit}; {mode} diagnostics"),
-                client=client,
-                unit=store.unit,
-                mode=t("pull") if pull else t("push"),
-            )
-        )
-        log.info(self._language_note)
+    def initialize(self, request: startup.InitializeRequest, encoding: str | None) -> None:
+        """The client's initialize request (read into the store already when the first diagnostics were served
+        before the server was up: the store is kept as it is)."""
+        if self.store.started is None:
+            startup.start(self.store, self.log_handler, request, encoding)
 
     # ---- the language of messages -------------------------------------------------------------------------
-    _locale: str | None = None
-    _language_note: logs.Said | None = None
-
-    def _apply_language(self, starting: bool = False) -> bool:
-        """Speak the language the `lang` setting, the client's locale or the environment asks for (the workspace's
-        setting: one language per process); whether it changed. Before any analysis, since findings carry their
-        messages."""
+    def _apply_language(self) -> bool:
+        """Speak the language the settings now ask for; whether it changed (every finding is then written anew)."""
         configuration = self.store.configuration
+        started = self.store.started
         setting = configuration.initialization.merged(configuration.workspace).lang
-        choice = language.choose(setting, self._locale)
-        if not starting and choice.language == i18n.language():
-            return False
-        try:
-            i18n.set_language(choice.language)
-        except i18n.CatalogueError as exc:  # a broken catalogue must not stop the server: English it is
-            log.error("%s", exc)
-            i18n.set_language(i18n.ENGLISH)
-        self._language_note = language.describe(choice)
-        if not starting:
-            log.info(self._language_note)
-        return True
+        note = language.apply(setting, started.locale if started is not None else None)
+        if note is not None:
+            log.info(note)
+        return note is not None
 
     async def initialized(self) -> None:
         self.log_handler.ready()

@@ -10,9 +10,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from lsprotocol import types
+from typing import TYPE_CHECKING, Any
 
 from .. import i18n
 from ..engine import Engine
@@ -25,6 +23,11 @@ from .configuration import Configuration, Resolved
 from .documents import Document, DocumentStore, Skip, next_result_id
 from .options import EditorOptions
 from .render import DiagnosticBuilder, Style
+
+if TYPE_CHECKING:
+    from lsprotocol import types
+
+    from .startup import InitializeRequest
 
 log = logging.getLogger(__name__)
 
@@ -110,15 +113,36 @@ def style(resolved: Resolved, capabilities: ClientCapabilities, unit: str) -> St
 
 
 class Store:
-    def __init__(self, report: Callable[[str], None], tell: Callable[[str, types.MessageType], None]) -> None:
-        """`report(message)` shows a configuration problem; `tell(message, kind)` any other message."""
-        self.configuration = Configuration(report=report)
+    def __init__(
+        self,
+        report: Callable[[str], None] | None = None,
+        tell: Callable[[str, types.MessageType], None] | None = None,
+    ) -> None:
+        """`report(message)` shows a configuration problem; `tell(message, kind)` any other message. A store made
+        before the server (the first diagnostics, cudaport.lsp.prelude) keeps what it has to show until connect()."""
+        self.configuration = Configuration(report=self._report_problem)
         self.documents = DocumentStore(lambda path: self.configuration.resolve(path).engine)
         self.capabilities = ClientCapabilities()
         self.unit = "utf-16"
         self.shutdown_requested = False
+        self.started: InitializeRequest | None = None  # the client's initialize request, once it is read
+        self._report = report
         self._tell = tell
-        self._gc_tuned = False
+        self._held: list[Callable[[], None]] = []
+        self.gc_tuned = False
+
+    def connect(self, report: Callable[[str], None], tell: Callable[[str, types.MessageType], None]) -> None:
+        """The server's ways to show messages; what waited for them is shown now."""
+        self._report, self._tell = report, tell
+        held, self._held = self._held, []
+        for show in held:
+            show()
+
+    def _report_problem(self, message: str) -> None:
+        if self._report is None:
+            self._held.append(lambda: self._report_problem(message))
+        else:
+            self._report(message)
 
     def resolve(self, document: Document) -> Resolved:
         return self.configuration.resolve(document.path)
@@ -149,9 +173,9 @@ class Store:
             document.analysed_version = document.version
             document.result_id = next_result_id()
             return analysis.Outcome("failed")
-        if not self._gc_tuned and outcome.mode == "full":
-            self._gc_tuned = True
-            _tune_gc()
+        if not self.gc_tuned and outcome.mode == "full":
+            self.gc_tuned = True
+            tune_gc()
         if outcome.mode != "current":
             log.debug(
                 "analysed %s v%s: %s in %.1f ms (%d windows, %d findings)",
@@ -174,12 +198,20 @@ class Store:
             return
         name = document.path.name if document.path is not None else document.uri
         if reason.warn:
-            self._tell(f"cudaport: {name}: {reason.reason}", types.MessageType.Warning)
+            self._warn(f"cudaport: {name}: {reason.reason}")
         else:
             log.info("%s: %s", name, reason.reason)
 
+    def _warn(self, message: str) -> None:
+        if self._tell is None:
+            self._held.append(lambda: self._warn(message))
+            return
+        from lsprotocol import types
 
-def _tune_gc() -> None:
+        self._tell(message, types.MessageType.Warning)
+
+
+def tune_gc() -> None:
     """Once the rule tables and the first document are loaded: those objects live as long as the server, so they
     are moved out of the collector's sight (gc.freeze), and young collections run less often. A full collection
     over the tables took 46-68 ms, in the middle of a keystroke."""

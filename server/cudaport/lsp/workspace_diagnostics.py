@@ -29,7 +29,7 @@ from . import logs
 from .client import Client
 from .configuration import Resolved
 from .diagnostics import diagnostics_of
-from .protocol import PreparedJSON
+from .jsonparts import PreparedJSON
 from .render import DiagnosticBuilder
 from .store import Store, style
 
