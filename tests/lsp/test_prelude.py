@@ -104,7 +104,7 @@ def test_the_prelude_answers_without_loading_pygls_or_lsprotocol(tmp_path: Path)
             "id": 1,
             "method": "initialize",
             "params": {"rootUri": tmp_path.as_uri(), "capabilities": PUSH},
-        },  # noqa: E501
+        },
         {"jsonrpc": "2.0", "method": "initialized", "params": {}},
         {
             "jsonrpc": "2.0",
@@ -210,3 +210,39 @@ def test_a_damaged_or_stale_record_is_replaced(tmp_path: Path, damage: str) -> N
     assert again["result"] == cold["result"]
     assert server.shutdown() == 0
     assert record.read_bytes() == data, "written again as the server answered"
+
+
+def test_a_failure_while_serving_early_leaves_the_frame_to_the_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In-process: rendering the first diagnostics raises; the initialize answer stands, nothing half-written goes
+    out, and the didOpen is left for the server to handle again."""
+    import io
+
+    from cudaport.lsp import logs, prelude
+    from cudaport.lsp.framing import FrameReader
+
+    monkeypatch.setenv("CUDAPORT_CACHE_DIR", str(tmp_path / "cache"))
+    prelude.remember_initialize(prelude._initialize_record(PUSH), {"capabilities": {"positionEncoding": "utf-16"}})
+
+    def broken(snapshot: Any) -> list[bytes]:
+        raise RuntimeError("rendering failed")
+
+    monkeypatch.setattr(prelude, "diagnostics_json", broken)
+    path = tmp_path / "reduce.cu"
+    path.write_bytes((DATA / "reduce.cu").read_bytes())
+    messages = [
+        {"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {"capabilities": PUSH}},
+        {
+            "jsonrpc": "2.0",
+            "method": "textDocument/didOpen",
+            "params": {"textDocument": {"uri": path.as_uri(), "languageId": "cuda", "version": 1, "text": "int x;"}},
+        },
+    ]
+    stream = b"".join(b"Content-Length: %d\r\n\r\n%s" % (len(b), b) for b in (json.dumps(m).encode() for m in messages))
+    reader = FrameReader(io.BytesIO(stream).read)
+    written: list[bytes] = []
+    early = prelude.serve_first(reader.frames(), reader.pending, written.append, logs.ClientLogHandler())
+    assert len(written) == 1 and b'"id":7' in written[0]
+    assert early.answered == {7}
+    assert [json.loads(f.body)["method"] for f in early.replay] == ["initialize", "textDocument/didOpen"]

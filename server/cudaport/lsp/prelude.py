@@ -87,7 +87,12 @@ def serve_first(
     served = _Prelude(early, write)
     server_capabilities = result.get("capabilities")
     encoding = server_capabilities.get("positionEncoding") if isinstance(server_capabilities, dict) else None
-    start(store, log_handler, InitializeRequest.of(params), encoding if isinstance(encoding, str) else None)
+    try:
+        start(store, log_handler, InitializeRequest.of(params), encoding if isinstance(encoding, str) else None)
+    except Exception:
+        log.exception("serving the first diagnostics early failed: the server answers initialize itself")
+        early.store = Store()  # the server starts from a store nothing was done to
+        return early
     served.answer(message["id"], PreparedJSON(result))
     for _ in range(_MAX_FRAMES):
         # Once diagnostics are out, only what is already at hand; before, what comes soon.
@@ -96,7 +101,16 @@ def serve_first(
         frame = next(frames, None)
         if frame is None:
             break
-        if not served.handle(frame):
+        try:
+            handled = served.handle(frame)
+        except Exception:
+            # Whatever it was, the server does it again (its answer, if this frame was a request, is not dropped).
+            log.exception("serving the first diagnostics early failed: the server takes over")
+            request_id = (_message(frame) or {}).get("id")
+            if _is_id(request_id):
+                early.answered.discard(request_id)
+            handled = False
+        if not handled:
             early.replay.append(frame)
             break
     return early

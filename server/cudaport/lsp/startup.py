@@ -61,8 +61,7 @@ def _folders(params: dict[str, Any]) -> list[Path]:
 
 
 def start(store: Store, log_handler: logs.ClientLogHandler, request: InitializeRequest, encoding: str | None) -> None:
-    """Set the store up for the client's session (once: the request is kept as `store.started`)."""
-    store.started = request
+    """Set the store up for the client's session (once: the request is kept as `store.started`, last)."""
     store.unit = unit_for(encoding)
     store.capabilities = ClientCapabilities.of(request.capabilities)
     configuration = store.configuration
@@ -85,3 +84,4 @@ def start(store: Store, log_handler: logs.ClientLogHandler, request: InitializeR
     )
     if note is not None:
         log.info(note)
+    store.started = request
