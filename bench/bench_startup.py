@@ -71,7 +71,7 @@ def server_first_diagnostics(path: Path, env: dict[str, str], pull: bool = False
     os.environ.clear()
     os.environ.update(env)  # Server starts the process with this environment
     try:
-        server = Server(path.parent, {}, capabilities={"textDocument": {"diagnostic": {}}} if pull else None)
+        server = Server(path.resolve().parent, {}, capabilities={"textDocument": {"diagnostic": {}}} if pull else None)
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -163,12 +163,12 @@ def main() -> int:
     load = os.getloadavg()
     print(f"{os.cpu_count()} CPUs, load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {args.rounds} rounds; {program[0]}")
     python_best = min(times["python -c pass"])
-    print(f"{'wall-clock and processor time, ms':<44} {'best':>6} {'median':>7} {'best-python':>12} {'cpu med':>8}")
+    print(f"{'wall-clock and processor time, ms':<50} {'best':>6} {'median':>7} {'best-python':>12} {'cpu med':>8}")
     verdicts = []
     for label, _ in contenders:
         best, median = min(times[label]), statistics.median(times[label])
         spent = statistics.median(cpu[label]) if not label.startswith("serve") else float("nan")
-        print(f"{label:<44} {best:>6.0f} {median:>7.0f} {best - python_best:>12.0f} {spent:>8.0f}")
+        print(f"{label:<50} {best:>6.0f} {median:>7.0f} {best - python_best:>12.0f} {spent:>8.0f}")
         if label.endswith(("cache warm", ", warm")):
             verdicts.append((label, median))
     for label, median in verdicts:
