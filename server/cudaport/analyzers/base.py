@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -338,3 +338,17 @@ def starts_word(data: bytes, start: int) -> bool:
     """No identifier byte right before `start`: a regex without a look-behind (which would stop the regex engine
     from skipping ahead to the literal) checks this by hand."""
     return start == 0 or not WORD_BYTE[data[start - 1]]
+
+
+def whole_words(data: bytes, word: bytes, lo: int = 0, hi: int | None = None) -> Iterator[int]:
+    """The starts of `word`'s whole-word occurrences in data[lo:hi], in order, found with bytes.find: it runs in C
+    at memory speed, where a regex with look-arounds tries every position of the buffer."""
+    if hi is None:
+        hi = len(data)
+    size, length = len(data), len(word)
+    position = data.find(word, lo, hi)
+    while position != -1:
+        end = position + length
+        if (position == 0 or not WORD_BYTE[data[position - 1]]) and (end >= size or not WORD_BYTE[data[end]]):
+            yield position
+        position = data.find(word, end, hi)

@@ -22,7 +22,7 @@ from ..models import Applicability, CompatEntry, Difficulty, Edit, Finding, Find
 from ..ruleset import Outcome, RuleSet, Symbol, Target, TargetMapping
 from ..source import apply_edits
 from . import clangdiff, kernels, pointers, vectorops, warp
-from .base import WORD_BYTE, FactChanges, FileContext, IncrementalProfile, starts_word
+from .base import FactChanges, FileContext, IncrementalProfile, whole_words
 from .calls import CallRewrite, CallSite, as_macros, load_call_rewrites
 from .cscan import Scan
 from .preproc import GuardIndex, at_line_start, guard_shape, include_macro, shim_definitions
@@ -1105,20 +1105,12 @@ def _macro_defined_at(data: bytes, finding: Finding) -> str | None:
 def _occurrences(data: bytes, words: set[bytes], windows: list[tuple[int, int]]) -> list[tuple[int, int, bytes]]:
     """Every whole-word occurrence of `words` inside `windows`, in order. bytes.find runs in C at memory speed,
     which beats a regex alternation that must try every word at every position."""
-    found: list[tuple[int, int, bytes]] = []
-    find = data.find
-    size = len(data)
-    for lo, hi in windows:
-        for word in words:
-            length = len(word)
-            position = find(word, lo, hi)
-            while position != -1:
-                end = position + length
-                before = data[position - 1] if position else 0
-                after = data[end] if end < size else 0
-                if not (WORD_BYTE[before] or WORD_BYTE[after]):
-                    found.append((position, end, word))
-                position = find(word, end, hi)
+    found = [
+        (position, position + len(word), word)
+        for lo, hi in windows
+        for word in words
+        for position in whole_words(data, word, lo, hi)
+    ]
     found.sort()
     return found
 
@@ -1239,14 +1231,7 @@ def _side_effect_free(node: Node) -> bool:
 def _mentions(data: bytes, word: str) -> bool:
     """Whether the buffer names `word` as a whole word (bytes.find, stopping at the first: a look-behind regex
     would try every position of the buffer, for every call an editor re-analyses)."""
-    needle = word.encode()
-    position = data.find(needle)
-    while position != -1:
-        end = position + len(needle)
-        if starts_word(data, position) and not (end < len(data) and WORD_BYTE[data[end]]):
-            return True
-        position = data.find(needle, end)
-    return False
+    return next(whole_words(data, word.encode()), None) is not None
 
 
 def _node_span(node: Node | None) -> tuple[int, int] | None:
@@ -1407,30 +1392,18 @@ def _declared_elsewhere(scan: Scan, names: set[str]) -> set[str]:
     data = scan.data
     for name in names:
         word = name.encode()
-        position = data.find(word)
-        while position != -1 and name not in declared:
-            end = position + len(word)
-            if (
-                not _inside(scan.windows, position)
-                and not _is_word_byte(data, position - 1)
-                and not _is_word_byte(data, end)
-            ):
-                found = scan.code_node(position, end)
-                if found is not None and not found[1] and (_defines_function(found[0]) or _declares_field(found[0])):
-                    declared.add(name)
-            position = data.find(word, end)
+        for position in whole_words(data, word):
+            if _inside(scan.windows, position):
+                continue
+            found = scan.code_node(position, position + len(word))
+            if found is not None and not found[1] and (_defines_function(found[0]) or _declares_field(found[0])):
+                declared.add(name)
+                break
     return declared
 
 
 def _inside(windows: list[tuple[int, int]], offset: int) -> bool:
     return any(lo <= offset < hi for lo, hi in windows)
-
-
-def _is_word_byte(data: bytes, index: int) -> bool:
-    if index < 0 or index >= len(data):
-        return False
-    byte = data[index]
-    return byte in (0x24, 0x5F) or 0x30 <= byte <= 0x39 or 0x41 <= byte <= 0x5A or 0x61 <= byte <= 0x7A
 
 
 def _concrete_header(symbol: Symbol, path: str, target: str) -> Symbol:

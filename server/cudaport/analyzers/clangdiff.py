@@ -22,7 +22,7 @@ from tree_sitter import Node
 from ..i18n import t
 from ..models import Applicability, Difficulty, Edit, Finding, Fix
 from ..ruleset import Outcome, Symbol
-from .base import WORD_BYTE, starts_word
+from .base import whole_words
 from .tsutil import ancestor, text
 from .vectorops import VECTOR_TYPE
 
@@ -207,12 +207,8 @@ def _struct_named(scan: Scan, name: str) -> Node | None:
         return None  # `unsigned int`, `float`: no struct is named so
     data, root = scan.data, scan.root
     word = name.encode()
-    position = data.find(word)
-    while position != -1:
-        start, end = position, position + len(word)
-        position = data.find(word, end)
-        if not starts_word(data, start) or (end < len(data) and WORD_BYTE[data[end]]):
-            continue
+    for start in whole_words(data, word):
+        end = start + len(word)
         # only where the text can define it: `struct NAME`, `class alignas(16) NAME`, `} NAME;` (a typedef's alias);
         # the tree decides
         before = data[max(0, start - 48) : start].rstrip()

@@ -18,7 +18,7 @@ from tree_sitter import Node
 from ..i18n import t
 from ..models import Finding
 from ..ruleset import Symbol
-from .base import WORD_BYTE, starts_word
+from .base import whole_words
 from .tsutil import text
 
 if TYPE_CHECKING:
@@ -89,13 +89,8 @@ def _variables_of(scan: Scan, types: list[str]) -> dict[str, str]:
     data = scan.data
     for type_name in types:
         word = type_name.encode()
-        position = data.find(word)
-        while position != -1:
-            start, end = position, position + len(word)
-            position = data.find(word, end)
-            if not starts_word(data, start) or (end < len(data) and WORD_BYTE[data[end]]):
-                continue
-            node = scan.code_node(start, end)
+        for start in whole_words(data, word):
+            node = scan.code_node(start, start + len(word))
             declaration = node[0].parent if node is not None and not node[1] else None
             if declaration is None or declaration.type not in _DECLARATIONS:
                 continue

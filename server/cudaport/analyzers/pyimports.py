@@ -15,7 +15,8 @@ from .tsutil import text
 
 PYTHON_LANGUAGE = Language(tree_sitter_python.language())
 _STATEMENTS = frozenset({"import_statement", "import_from_statement"})
-_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+# The ASCII bytes of a Python identifier (no `$`, which C's analyzers count: analyzers.base.WORD_BYTE).
+IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _AFTER_KEYWORD = frozenset(b" \t\\")
 _CACHE_LIMIT = 8192
 
@@ -194,26 +195,21 @@ def _statements(data: bytes, root: Node) -> list[Node]:
     C-level search, much cheaper than walking the tree); the same word in strings, comments and names leads to
     other nodes and is dropped. An import after `:` or `;` on one line (`if x: import y`) is not seen."""
     found: dict[int, Node] = {}
-    position = data.find(b"import")
-    while position >= 0:
+    for position in word_starts(data, b"import", [(0, len(data))]):
         end = position + 6
-        if (position == 0 or data[position - 1] not in _WORD_BYTES) and (
-            end == len(data) or data[end] not in _WORD_BYTES
-        ):
-            line_start = data.rfind(b"\n", 0, position) + 1
-            head = data[line_start:position].lstrip(b" \t")
-            # `import` first on its line, `from ... import`, or a line continued from one that may start `from`
-            if not head or head.startswith(b"from") or _continued(data, line_start):
-                keyword = root.descendant_for_byte_range(position, end)
-                statement = keyword.parent if keyword is not None else None
-                if (
-                    statement is not None
-                    and statement.type in _STATEMENTS
-                    and statement.start_byte not in found
-                    and ((not head and _keyword_ends(data, end)) or _starts_line(data, statement.start_byte))
-                ):
-                    found[statement.start_byte] = statement
-        position = data.find(b"import", end)
+        line_start = data.rfind(b"\n", 0, position) + 1
+        head = data[line_start:position].lstrip(b" \t")
+        # `import` first on its line, `from ... import`, or a line continued from one that may start `from`
+        if not head or head.startswith(b"from") or _continued(data, line_start):
+            keyword = root.descendant_for_byte_range(position, end)
+            statement = keyword.parent if keyword is not None else None
+            if (
+                statement is not None
+                and statement.type in _STATEMENTS
+                and statement.start_byte not in found
+                and ((not head and _keyword_ends(data, end)) or _starts_line(data, statement.start_byte))
+            ):
+                found[statement.start_byte] = statement
     return [found[start] for start in sorted(found)]
 
 
@@ -297,7 +293,7 @@ def word_starts(data: bytes, word: bytes, windows: list[tuple[int, int]]) -> lis
         while position >= 0:
             before = data[position - 1] if position else 32
             after = data[position + size] if position + size < len(data) else 32
-            if before not in _WORD_BYTES and after not in _WORD_BYTES:
+            if before not in IDENTIFIER_BYTES and after not in IDENTIFIER_BYTES:
                 out.append(position)
             position = data.find(word, position + size, hi)
     return out

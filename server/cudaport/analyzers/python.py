@@ -28,7 +28,16 @@ from ..ruleset import RuleSet, Symbol, TargetMapping
 from . import pybuild, pystrings, pywindows
 from .base import FileContext, IncrementalProfile
 from .pydual import DualTable, add_dual_fixes
-from .pyimports import PYTHON_LANGUAGE, ImportedName, Imports, ImportStatement, StatementFacts, spelled, word_starts
+from .pyimports import (
+    IDENTIFIER_BYTES,
+    PYTHON_LANGUAGE,
+    ImportedName,
+    Imports,
+    ImportStatement,
+    StatementFacts,
+    spelled,
+    word_starts,
+)
 from .pyknow import (
     UNSUPPORTED_RULE,
     ApiEntry,
@@ -44,7 +53,6 @@ from .tsutil import reparse, text
 _WORD = re.compile(rb"[A-Za-z_]\w*")
 _MARKER = re.compile(rb"cuda|nccl|nvtx|cudnn")  # in lower-cased text: words spelling one may be CUDA names
 _SOURCE_FILE = re.compile(rb"\.cuh?(?=[\"'])")
-_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _IMPORT_PARENTS = frozenset({"import_statement", "import_from_statement", "aliased_import", "dotted_name"})
 _DEFINITIONS = frozenset({"function_definition", "class_definition"})
 _EXTENSION_RULE = "CP7040"
@@ -195,9 +203,9 @@ class PythonAnalyzer:
             words.update(_WORD.findall(data, lo, hi))
             for match in _MARKER.finditer(data[lo:hi].lower() if hi - lo < len(data) else data.lower()):
                 start, end = match.start() + lo, match.end() + lo
-                while start > lo and data[start - 1] in _WORD_BYTES:
+                while start > lo and data[start - 1] in IDENTIFIER_BYTES:
                     start -= 1
-                while end < hi and data[end] in _WORD_BYTES:
+                while end < hi and data[end] in IDENTIFIER_BYTES:
                     end += 1
                 word = data[start:end]
                 if word in seen or word[:1].isdigit():
