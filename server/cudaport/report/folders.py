@@ -3,14 +3,14 @@ the report can start from the top-level folders and open them one level at a tim
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ..models import Difficulty
 from .effort import NO_HOURS, Hours
-from .tally import Tally
+from .tally import Tally, combined_weight
 
 if TYPE_CHECKING:
     from .model import FileRow
@@ -19,13 +19,41 @@ if TYPE_CHECKING:
 DOMINANT_SHARE = 0.6
 
 
+_T = TypeVar("_T", bound="Totals")
+
+
 @dataclass
-class Folder:
+class Totals:
+    """What a group of files adds up to, per target: the directory table's rows and the folder tree's nodes."""
+
     path: str  # as `check` prints paths: "cuda-samples/Samples"; "" for the root of several trees
     files: int = 0
     lines: int = 0
     findings: dict[str, Tally] = field(default_factory=dict)
     files_needing_person: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def empty(cls: type[_T], path: str, targets: Iterable[str]) -> _T:
+        targets = list(targets)
+        return cls(path, findings={t: Tally() for t in targets}, files_needing_person=dict.fromkeys(targets, 0))
+
+    def add(self, row: FileRow, targets: Iterable[str]) -> None:
+        """Count one file in."""
+        self.files += 1
+        self.lines += row.lines
+        for target in targets:
+            tally = row.findings[target]
+            self.findings[target].merge(tally)
+            if tally.at_least(Difficulty.MANUAL):
+                self.files_needing_person[target] += 1
+
+    def weight(self) -> tuple[int, ...]:
+        """Heaviest first over every target (see Tally.weight)."""
+        return combined_weight(self.findings.values())
+
+
+@dataclass
+class Folder(Totals):
     effort: dict[str, Hours] = field(default_factory=dict)
     children: list[Folder] = field(default_factory=list)  # heaviest first
     own_files: int = 0  # files directly in this folder
@@ -33,12 +61,6 @@ class Folder:
     @property
     def name(self) -> str:
         return PurePosixPath(self.path).name or self.path or "."
-
-    def weight(self) -> tuple[int, ...]:
-        total = Tally()
-        for tally in self.findings.values():
-            total.merge(tally)
-        return total.weight()
 
     def work(self) -> int:
         """Findings that need any work, over every target."""
@@ -53,12 +75,8 @@ def folder_tree(rows: Sequence[FileRow], targets: Sequence[str]) -> Folder:
     def node(key: tuple[str, ...]) -> Folder:
         folder = nodes.get(key)
         if folder is None:
-            folder = Folder(
-                str(PurePosixPath(*key)) if key else "",
-                findings={t: Tally() for t in targets},
-                files_needing_person=dict.fromkeys(targets, 0),
-                effort=dict.fromkeys(targets, NO_HOURS),
-            )
+            folder = Folder.empty(str(PurePosixPath(*key)) if key else "", targets)
+            folder.effort = dict.fromkeys(targets, NO_HOURS)
             nodes[key] = folder
             if len(key) > len(root):
                 node(key[:-1]).children.append(folder)
@@ -69,13 +87,8 @@ def folder_tree(rows: Sequence[FileRow], targets: Sequence[str]) -> Folder:
         node(here).own_files += 1
         for depth in range(len(root), len(here) + 1):
             folder = node(here[:depth])
-            folder.files += 1
-            folder.lines += row.lines
+            folder.add(row, targets)
             for target in targets:
-                tally = row.findings[target]
-                folder.findings[target].merge(tally)
-                if tally.at_least(Difficulty.MANUAL):
-                    folder.files_needing_person[target] += 1
                 folder.effort[target] = folder.effort[target] + row.effort.get(target, NO_HOURS)
     for folder in nodes.values():
         folder.children.sort(key=lambda f: (tuple(-w for w in f.weight()), f.path))

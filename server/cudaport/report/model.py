@@ -21,7 +21,7 @@ from ..results import Diagnostic, FileFindings
 from ..ruleset import OTHER_AREA, RuleSet
 from .checklist import CheckItem, evaluate, load_checks
 from .effort import EffortMeter, EffortModel, Estimate, Hours, load_model
-from .folders import Folder, folder_tree
+from .folders import Folder, Totals, folder_tree
 from .routes import (
     DualStackCoverage,
     DualStackCovers,
@@ -34,7 +34,7 @@ from .routes import (
     recommend,
 )
 from .store import FindingStore
-from .tally import Tally
+from .tally import Tally, combined_weight
 from .verdict import LANGUAGE_WORDS, Scale, judge, rank, ranking_key
 from .words import clauses
 
@@ -101,15 +101,8 @@ class FileRow:
 
 
 @dataclass
-class DirectoryRow:
-    path: str
-    files: int = 0
-    lines: int = 0
-    findings: dict[str, Tally] = field(default_factory=dict)
-    files_needing_person: dict[str, int] = field(default_factory=dict)
-
-    def weight(self) -> tuple[int, ...]:
-        return combined_weight(self.findings.values())
+class DirectoryRow(Totals):
+    """The files directly in one directory (a folder of the tree counts those below it too)."""
 
 
 @dataclass
@@ -674,26 +667,9 @@ def _directory_rows(rows: Iterable[FileRow], targets: list[str]) -> list[Directo
     for row in rows:
         directory = directories.get(row.directory)
         if directory is None:
-            directory = DirectoryRow(
-                row.directory, findings={t: Tally() for t in targets}, files_needing_person=dict.fromkeys(targets, 0)
-            )
-            directories[row.directory] = directory
-        directory.files += 1
-        directory.lines += row.lines
-        for target in targets:
-            tally = row.findings[target]
-            directory.findings[target].merge(tally)
-            if tally.at_least(Difficulty.MANUAL):
-                directory.files_needing_person[target] += 1
+            directory = directories[row.directory] = DirectoryRow.empty(row.directory, targets)
+        directory.add(row, targets)
     return sorted(directories.values(), key=lambda d: (_descending(d.weight()), d.path))
-
-
-def combined_weight(tallies: Iterable[Tally]) -> tuple[int, ...]:
-    """Heaviest first over all the report's targets: blockers, then manual, mechanical, portable findings."""
-    total = Tally()
-    for tally in tallies:
-        total.merge(tally)
-    return total.weight()
 
 
 def _descending(weight: tuple[int, ...]) -> tuple[int, ...]:

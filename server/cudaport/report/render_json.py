@@ -8,13 +8,13 @@ routes, checks, summaries, messages) is in the report's `language`."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .. import i18n
 from ..models import Difficulty
 from .effort import WORK, EffortModel, Estimate, Hours
-from .folders import Folder
+from .folders import Folder, Totals
 from .model import Availability, Report, TargetSummary
 from .routes import RoutePlan
 from .tally import Tally
@@ -97,22 +97,7 @@ def iter_json(report: Report) -> Iterator[str]:
         yield f"{_dump(key)}: {_dump(value)},\n"
     yield from _list(
         "directories",
-        (
-            {
-                "path": d.path,
-                "files": d.files,
-                "lines": d.lines,
-                "targets": {
-                    t: {
-                        "findings": d.findings[t].as_dict(),
-                        "files_needing_person": d.files_needing_person[t],
-                        "worst": _label(d.findings[t].worst),
-                    }
-                    for t in names
-                },
-            }
-            for d in report.directories
-        ),
+        (_directory(d, names) for d in report.directories),
     )
     yield from _list(
         "files",
@@ -308,20 +293,30 @@ def _verdict(report: Report, s: TargetSummary) -> dict[str, Any]:
     }
 
 
+def _directory(directory: Totals, names: list[str]) -> dict[str, Any]:
+    return _totals(directory, names, lambda t: {"worst": _label(directory.findings[t].worst)})
+
+
 def _folder(folder: Folder, names: list[str]) -> dict[str, Any]:
+    out = _totals(folder, names, lambda t: {"effort_hours": _hours(folder.effort[t])})
+    out["folders"] = [_folder(child, names) for child in folder.children]
+    return out
+
+
+def _totals(totals: Totals, names: list[str], more: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
+    """A directory's or folder's totals; `more(target)`: what else each target's entry says."""
     return {
-        "path": folder.path,
-        "files": folder.files,
-        "lines": folder.lines,
+        "path": totals.path,
+        "files": totals.files,
+        "lines": totals.lines,
         "targets": {
             t: {
-                "findings": folder.findings[t].as_dict(),
-                "files_needing_person": folder.files_needing_person[t],
-                "effort_hours": _hours(folder.effort[t]),
+                "findings": totals.findings[t].as_dict(),
+                "files_needing_person": totals.files_needing_person[t],
+                **more(t),
             }
             for t in names
         },
-        "folders": [_folder(child, names) for child in folder.children],
     }
 
 

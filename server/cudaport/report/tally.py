@@ -74,3 +74,11 @@ def percent(part: int, whole: int) -> str:
     if value > 99 and part < whole:
         return ">99%"
     return f"{value:.0f}%"
+
+
+def combined_weight(tallies: Iterable[Tally]) -> tuple[int, ...]:
+    """Heaviest first over all the report's targets: blockers, then manual, mechanical, portable findings."""
+    total = Tally()
+    for tally in tallies:
+        total.merge(tally)
+    return total.weight()
