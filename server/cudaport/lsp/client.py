@@ -5,7 +5,6 @@ progress. Features get this and a snapshot or the store, not the server."""
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import uuid
 from collections.abc import Callable
@@ -18,7 +17,7 @@ from pygls.progress import Progress
 from ..i18n import N_
 from . import logs
 from .capabilities import ClientCapabilities
-from .jsonparts import PreparedJSON, RawJSON
+from .jsonparts import PreparedJSON, published
 from .protocol import COMMAND_REQUEST, CommandRequest
 
 log = logging.getLogger(__name__)
@@ -32,9 +31,7 @@ class Client:
 
     def publish(self, uri: str, version: int | None, diagnostics: list[bytes]) -> None:
         """textDocument/publishDiagnostics with the diagnostics already serialised (pieces of a JSON array)."""
-        version_json = "null" if version is None else str(version)
-        head = f'{{"uri":{json.dumps(uri)},"version":{version_json},"diagnostics":'.encode()
-        self._server.protocol.notify(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, RawJSON(head, *diagnostics, b"}"))
+        self._server.protocol.notify(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, published(uri, version, diagnostics))
 
     def clear(self, uri: str) -> None:
         self._server.protocol.notify(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, PreparedJSON(uri=uri, diagnostics=[]))

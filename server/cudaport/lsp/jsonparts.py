@@ -3,6 +3,7 @@ to import: the first diagnostics are written before the protocol library is load
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 
@@ -18,3 +19,20 @@ class RawJSON(tuple[bytes, ...]):
 
     def __new__(cls, *pieces: bytes) -> RawJSON:
         return super().__new__(cls, pieces)
+
+
+def published(uri: str, version: int | None, diagnostics: list[bytes]) -> RawJSON:
+    """textDocument/publishDiagnostics' parameters, the diagnostics given as pieces of a JSON array."""
+    version_json = "null" if version is None else str(version)
+    return RawJSON(f'{{"uri":{json.dumps(uri)},"version":{version_json},"diagnostics":'.encode(), *diagnostics, b"}")
+
+
+def message_pieces(head: str, part: PreparedJSON | RawJSON) -> list[bytes]:
+    """A message whose last member is `part`: `head` opens it (`{"jsonrpc":"2.0","id":1,"result":`)."""
+    body = part if isinstance(part, RawJSON) else (json.dumps(part).encode(),)
+    return [head.encode(), *body, b"}"]
+
+
+def header(length: int) -> bytes:
+    """The base protocol's header for a body of `length` bytes (the Content-Type pygls writes too)."""
+    return f"Content-Length: {length}\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n".encode()

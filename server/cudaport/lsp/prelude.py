@@ -33,7 +33,7 @@ from .. import __version__, rulecache
 from . import logs
 from .diagnostics import diagnostics_json, pull
 from .framing import Frame
-from .jsonparts import PreparedJSON, RawJSON
+from .jsonparts import PreparedJSON, RawJSON, header, message_pieces, published
 from .startup import InitializeRequest, start
 from .store import Store
 
@@ -44,7 +44,6 @@ _MAX_FRAMES = 64  # a client that keeps opening documents gets the server after 
 # A client that sends nothing more for this long gets the server (which then asks for its settings, as it would
 # have at `initialized`): a document opened later is analysed with them.
 _IDLE_SECONDS = 1.0
-_HEADER = "Content-Length: {length}\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n"
 
 
 @dataclass
@@ -156,10 +155,8 @@ class _Prelude:
             return True  # the client asks for them
         self.store.bring_up_to_date(document)
         self.early.analysed = True
-        version = "null" if document.version is None else str(document.version)
-        head = f'{{"uri":{json.dumps(document.uri)},"version":{version},"diagnostics":'.encode()
         pieces = diagnostics_json(self.store.snapshot_of(document))
-        self.notify("textDocument/publishDiagnostics", RawJSON(head, *pieces, b"}"))
+        self.notify("textDocument/publishDiagnostics", published(document.uri, document.version, pieces))
         self.diagnostics_sent = True
         return True
 
@@ -184,9 +181,8 @@ class _Prelude:
         self._send(f'{{"jsonrpc":"2.0","method":{json.dumps(method)},"params":', params)
 
     def _send(self, head: str, part: PreparedJSON | RawJSON) -> None:
-        pieces = [head.encode(), *(part if isinstance(part, RawJSON) else (json.dumps(part).encode(),)), b"}"]
-        length = sum(map(len, pieces))
-        self.write(_HEADER.format(length=length).encode() + b"".join(pieces))
+        pieces = message_pieces(head, part)
+        self.write(header(sum(map(len, pieces))) + b"".join(pieces))
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCResponseMessage
 
 from .framing import Frame
-from .jsonparts import PreparedJSON, RawJSON
+from .jsonparts import PreparedJSON, RawJSON, header, message_pieces
 from .positions import preferred_encoding
 
 log = logging.getLogger(__name__)
@@ -96,8 +96,12 @@ class CudaportProtocol(LanguageServerProtocol):
             general.position_encodings = [preferred_encoding(list(general.position_encodings))]
         result = yield from super().lsp_initialize(params)
         if self.on_initialize_answer is not None:
-            self.on_initialize_answer(self._converter.unstructure(result))
+            self.on_initialize_answer(self.to_json(result))
         return result
+
+    def to_json(self, value: Any) -> Any:
+        """An lsprotocol value as the JSON it is sent as."""
+        return self._converter.unstructure(value)
 
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Handler:
@@ -155,11 +159,9 @@ class CudaportProtocol(LanguageServerProtocol):
         if head is None or raw is None or self.writer is None:
             super()._send_data(data)
             return
-        pieces = [head.encode(), *raw, b"}"]
+        pieces = message_pieces(head, raw)
         if self._include_headers:
-            length = sum(map(len, pieces))
-            content_type = f"{self.CONTENT_TYPE}; charset={self.CHARSET}"
-            pieces.insert(0, f"Content-Length: {length}\r\nContent-Type: {content_type}\r\n\r\n".encode())
+            pieces.insert(0, header(sum(map(len, pieces))))
         write_pieces = getattr(self.writer, "write_pieces", None)
         if write_pieces is not None:  # joined off the event loop
             try:

@@ -112,7 +112,9 @@ def _register_handlers(server: CudaportServer) -> None:
 
     # ---- life cycle and configuration ---------------------------------------------------------------------
     def initialize(params: types.InitializeParams) -> None:
-        request = InitializeRequest.of(server.protocol._converter.unstructure(params))
+        protocol = server.protocol
+        assert isinstance(protocol, CudaportProtocol)
+        request = InitializeRequest.of(protocol.to_json(params))
         settings.initialize(request, server.workspace.position_encoding)
 
     async def initialized(params: types.InitializedParams) -> None:
