@@ -27,8 +27,17 @@ def published(uri: str, version: int | None, diagnostics: list[bytes]) -> RawJSO
     return RawJSON(f'{{"uri":{json.dumps(uri)},"version":{version_json},"diagnostics":'.encode(), *diagnostics, b"}")
 
 
-def message_pieces(head: str, part: PreparedJSON | RawJSON) -> list[bytes]:
-    """A message whose last member is `part`: `head` opens it (`{"jsonrpc":"2.0","id":1,"result":`)."""
+def notification(method: str, params: PreparedJSON | RawJSON) -> list[bytes]:
+    """A notification's body, in pieces."""
+    return _pieces(f'{{"jsonrpc":"2.0","method":{json.dumps(method)},"params":', params)
+
+
+def response(request_id: int | str, result: PreparedJSON | RawJSON) -> list[bytes]:
+    """A response's body, in pieces."""
+    return _pieces(f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"result":', result)
+
+
+def _pieces(head: str, part: PreparedJSON | RawJSON) -> list[bytes]:
     body = part if isinstance(part, RawJSON) else (json.dumps(part).encode(),)
     return [head.encode(), *body, b"}"]
 

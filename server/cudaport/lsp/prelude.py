@@ -33,7 +33,7 @@ from .. import __version__, rulecache
 from . import logs
 from .diagnostics import diagnostics_json, pull
 from .framing import Frame
-from .jsonparts import PreparedJSON, RawJSON, header, message_pieces, published
+from .jsonparts import PreparedJSON, RawJSON, header, notification, published, response
 from .startup import InitializeRequest, start
 from .store import Store
 
@@ -89,8 +89,8 @@ def serve_first(
     try:
         start(store, log_handler, InitializeRequest.of(params), encoding if isinstance(encoding, str) else None)
     except Exception:
+        # The store is not marked started (startup.start does that last): the server sets it up again.
         log.exception("serving the first diagnostics early failed: the server answers initialize itself")
-        early.store = Store()  # the server starts from a store nothing was done to
         return early
     served.answer(message["id"], PreparedJSON(result))
     for _ in range(_MAX_FRAMES):
@@ -174,14 +174,13 @@ class _Prelude:
 
     # ---- writing ------------------------------------------------------------------------------------------
     def answer(self, request_id: int | str, result: PreparedJSON | RawJSON) -> None:
-        self._send(f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"result":', result)
+        self._send(response(request_id, result))
         self.early.answered.add(request_id)
 
     def notify(self, method: str, params: PreparedJSON | RawJSON) -> None:
-        self._send(f'{{"jsonrpc":"2.0","method":{json.dumps(method)},"params":', params)
+        self._send(notification(method, params))
 
-    def _send(self, head: str, part: PreparedJSON | RawJSON) -> None:
-        pieces = message_pieces(head, part)
+    def _send(self, pieces: list[bytes]) -> None:
         self.write(header(sum(map(len, pieces))) + b"".join(pieces))
 
 

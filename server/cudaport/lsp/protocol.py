@@ -26,7 +26,7 @@ from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCResponseMessage
 
 from .framing import Frame
-from .jsonparts import PreparedJSON, RawJSON, header, message_pieces
+from .jsonparts import PreparedJSON, RawJSON, header, notification, response
 from .positions import preferred_encoding
 
 log = logging.getLogger(__name__)
@@ -150,16 +150,14 @@ class CudaportProtocol(LanguageServerProtocol):
 
     def _send_data(self, data: Any) -> None:
         """pygls serialises every message with json.dumps; a RawJSON part is spliced in as it is."""
-        head: str | None = None
-        raw: RawJSON | None = None
+        pieces: list[bytes] | None = None
         if isinstance(data, JsonRPCNotification) and isinstance(data.params, RawJSON):
-            head, raw = f'{{"jsonrpc":"2.0","method":{json.dumps(data.method)},"params":', data.params
+            pieces = notification(data.method, data.params)
         elif isinstance(data, JsonRPCResponseMessage) and isinstance(data.result, RawJSON):
-            head, raw = f'{{"jsonrpc":"2.0","id":{json.dumps(data.id)},"result":', data.result
-        if head is None or raw is None or self.writer is None:
+            pieces = response(data.id, data.result)
+        if pieces is None or self.writer is None:
             super()._send_data(data)
             return
-        pieces = message_pieces(head, raw)
         if self._include_headers:
             pieces.insert(0, header(sum(map(len, pieces))))
         write_pieces = getattr(self.writer, "write_pieces", None)
