@@ -246,3 +246,39 @@ def test_a_failure_while_serving_early_leaves_the_frame_to_the_server(
     assert len(written) == 1 and b'"id":7' in written[0]
     assert early.answered == {7}
     assert [json.loads(f.body)["method"] for f in early.replay] == ["initialize", "textDocument/didOpen"]
+
+
+@pytest.mark.parametrize("content", ["too large", "binary", "lone surrogate"])
+def test_bad_buffers_opened_early_are_told_about_as_the_server_tells(tmp_path: Path, content: str) -> None:
+    """Warm start: a buffer over max-file-size or with NUL bytes gets no diagnostics and a warning that says why
+    (held until the server is up), a lone surrogate changes nothing around it; cold and warm say the same."""
+    cache, path = tmp_path / "cache", tmp_path / "buffer.cu"
+    (tmp_path / "cudaport.toml").write_text("max-file-size = 4096\n")
+    texts = {
+        "too large": "cudaMalloc(&p, n);\n" * 400,
+        "binary": "cudaMalloc(&p, n);\x00\x01\n",
+        "lone surrogate": "// \ud800\ncudaMalloc(&p, n);\n",
+    }
+    said: list[tuple[Message, list[str]]] = []
+    for _ in ("cold", "warm"):
+        server, _answer = _start(cache, tmp_path, PUSH)
+        uri = path.as_uri()
+        server.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "cuda", "version": 1, "text": texts[content]}},
+        )
+        first = server.diagnostics(uri, 1)
+        warnings: list[str] = []
+        if content != "lone surrogate":
+            shown = server.wait_for(lambda m: m.get("method") == "window/showMessage", timeout=20)
+            warnings.append(shown["params"]["message"])
+        said.append((first, warnings))
+        assert server.shutdown() == 0
+        assert server.stderr() == ""
+    (cold, cold_warnings), (warm, warm_warnings) = said
+    assert warm == cold and warm_warnings == cold_warnings
+    if content == "lone surrogate":
+        assert [d["range"]["start"] for d in warm if d["code"] == "CP1001"] == [{"line": 1, "character": 0}]
+    else:
+        assert warm == []
+        assert ("max-file-size" if content == "too large" else "binary") in warm_warnings[0]
