@@ -306,11 +306,40 @@ def placed_edits(lines: list[str], where: str, kind: str, rng: random.Random, co
     return changes[:count]
 
 
+def reparse_floor(text: str) -> None:
+    """What tree-sitter itself takes to re-parse the file after one character typed near its end (bare binding,
+    no cudaport), for the file and for it repeated: the part of a keystroke's server time no change to cudaport
+    can remove. It grows with the number of top-level declarations."""
+    import tree_sitter
+    import tree_sitter_cuda
+
+    parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language()))
+    for copies in (1, 2, 4):
+        data = text.encode() * copies
+        tree = parser.parse(data)
+        at = data.rfind(b";\n", 0, len(data) - 500) + 1
+        point = (data.count(b"\n", 0, at), at - (data.rfind(b"\n", 0, at) + 1))
+        typed = data[:at] + b"x" + data[at:]
+        spent = []
+        for _ in range(50):
+            tree.edit(at, at, at + 1, point, point, (point[0], point[1] + 1))
+            began = time.perf_counter()
+            tree = parser.parse(typed, tree)
+            spent.append((time.perf_counter() - began) * 1000)
+            tree.edit(at, at + 1, at, point, (point[0], point[1] + 1), point)
+            tree = parser.parse(data, tree)
+        print(
+            f"  tree-sitter's own re-parse, {copies}x the file ({tree.root_node.child_count:,} top-level nodes):"
+            f" p50 {_p(spent, 50):.2f} ms"
+        )
+
+
 def dense(edits: int, workspace: Path, seed: int, baseline: Path | None = None) -> None:
     """The dense file's edits, sent to this checkout's server and (with `baseline`, interleaved so that both see
     the same machine load) to the server of another checkout."""
     text = dense_text()
     lines = text.split("\n")
+    reparse_floor(text)
     codes = {"this": None, "baseline": baseline} if baseline is not None else {"this": None}
     for mode in ("push", "pull"):
         options = {"debounce": 0, "fullCheckAfterIdle": 0, "logLevel": "debug"}

@@ -95,6 +95,7 @@ class Session:
         self.facts: FileFacts | None = None
         self._fact_edits: list[tuple[int, int, int]] = []
         self.facts_changed = False
+        self._facts_after: tuple[bool, FileFacts | None] = (False, None)  # _incremental's word to _done
 
     # ---- state ----------------------------------------------------------------------------------------------
     @property
@@ -365,7 +366,7 @@ class Session:
         if incremental and profile is not None and self.tree is not None and not self.needs_full and not whole_file:
             windows = self._incremental(profile)
             if windows is not None:
-                self._done()
+                self._done(*self._facts_after)
                 self.incremental_runs += 1
                 return Outcome("incremental", time.perf_counter() - began, windows)
             tree = self.tree  # the attempt parsed the current text before it gave up: no second parse
@@ -378,17 +379,18 @@ class Session:
         self.incremental_runs = 0
         return Outcome("full", time.perf_counter() - began)
 
-    def _done(self) -> None:
+    def _done(self, facts_hold: bool = False, fresh: FileFacts | None = None) -> None:
+        """`facts_hold`: no edit since the facts were taken changed a file-wide statement, so they still describe
+        the text once their offsets are mapped through the edits (as for several edits before one analysis), and
+        are kept rather than worked out again on every keystroke; `fresh`: the facts of this text, already taken."""
         self.dirty = []
         self.needs_full = False
         self.analysed = True
-        self._take_facts()
-
-    def _take_facts(self) -> None:
-        """The facts of the text just analysed (cheap: the analyzer works them out from line tables)."""
+        if facts_hold and self.facts is not None and len(self._fact_edits) < _FACT_EDITS // 2:
+            return
         self._fact_edits = []
         self.facts_changed = False
-        self.facts = self._facts(self.tree) if self.tree is not None else None
+        self.facts = fresh if fresh is not None else self._facts(self.tree) if self.tree is not None else None
 
     def _facts(self, tree: Any) -> FileFacts | None:
         profile = self.profile
@@ -442,7 +444,8 @@ class Session:
         self.tree = tree
         if _directive_liveness_changed(profile, data, old_tree, tree, changed):
             return None  # a comment or string opened or closed around a directive or import
-        if self.context is None or self.context_stale:
+        renewed = self.context is None or self.context_stale
+        if renewed:
             context = self._context(data)
             if self.context is not None and context.shims != self.context.shims:
                 self.context = context
@@ -450,6 +453,7 @@ class Session:
             self.context = context
             self.context_stale = False
         ranges = [*self.dirty, *changed]
+        facts: FileFacts | None = None
         if self.facts_changed:
             # A file-wide statement changed: what its facts say changed is analysed again (a conditional chain
             # that selects the target's path, the findings of a name a #define maps), or the whole file.
@@ -460,6 +464,8 @@ class Session:
             ranges += change.ranges
             if change.symbols:
                 ranges += [(f.start, f.end) for f in self.store.all() if f.symbol in change.symbols]
+        # For _done: the facts still hold unless a file-wide statement or the file's context changed.
+        self._facts_after = (not self.facts_changed and not renewed, facts)
         if not ranges:
             return 0
         root = tree.root_node
