@@ -113,36 +113,33 @@ def style(resolved: Resolved, capabilities: ClientCapabilities, unit: str) -> St
 
 
 class Store:
-    def __init__(
-        self,
-        report: Callable[[str], None] | None = None,
-        tell: Callable[[str, types.MessageType], None] | None = None,
-    ) -> None:
-        """`report(message)` shows a configuration problem; `tell(message, kind)` any other message. A store made
-        before the server (the first diagnostics, cudaport.lsp.prelude) keeps what it has to show until connect()."""
-        self.configuration = Configuration(report=self._report_problem)
+    def __init__(self) -> None:
+        """Messages for the user go through the server once it connect()s; until then (the first diagnostics are
+        served before the server is up: cudaport.lsp.prelude) they wait."""
+        self.configuration = Configuration(report=lambda message: self._show(lambda: self._report(message)))
         self.documents = DocumentStore(lambda path: self.configuration.resolve(path).engine)
         self.capabilities = ClientCapabilities()
         self.unit = "utf-16"
         self.shutdown_requested = False
         self.started: InitializeRequest | None = None  # the client's initialize request, once it is read
-        self._report = report
-        self._tell = tell
-        self._held: list[Callable[[], None]] = []
+        self._report: Callable[[str], None] = _unconnected
+        self._tell: Callable[[str, types.MessageType], None] = _unconnected
+        self._held: list[Callable[[], None]] | None = []  # None once connected
         self.gc_tuned = False
 
     def connect(self, report: Callable[[str], None], tell: Callable[[str, types.MessageType], None]) -> None:
-        """The server's ways to show messages; what waited for them is shown now."""
+        """`report(message)` shows a configuration problem, `tell(message, kind)` any other message; what waited
+        for them is shown now."""
         self._report, self._tell = report, tell
-        held, self._held = self._held, []
+        held, self._held = self._held or [], None
         for show in held:
             show()
 
-    def _report_problem(self, message: str) -> None:
-        if self._report is None:
-            self._held.append(lambda: self._report_problem(message))
+    def _show(self, show: Callable[[], None]) -> None:
+        if self._held is not None:
+            self._held.append(show)
         else:
-            self._report(message)
+            show()
 
     def resolve(self, document: Document) -> Resolved:
         return self.configuration.resolve(document.path)
@@ -203,12 +200,16 @@ class Store:
             log.info("%s: %s", name, reason.reason)
 
     def _warn(self, message: str) -> None:
-        if self._tell is None:
-            self._held.append(lambda: self._warn(message))
-            return
-        from lsprotocol import types
+        def show() -> None:
+            from lsprotocol import types
 
-        self._tell(message, types.MessageType.Warning)
+            self._tell(message, types.MessageType.Warning)
+
+        self._show(show)
+
+
+def _unconnected(*_: object) -> None:
+    raise AssertionError("the store shows messages only once connected")
 
 
 def tune_gc() -> None:
