@@ -268,7 +268,7 @@ def test_an_edit_on_the_continuation_line_of_an_if_is_a_directive_edit() -> None
     assert malloc().data.get("ported") == "1"
     at = session.data.index(b"defined(USE_ROCM)")
     session.edit(at, at + len(b"defined(USE_ROCM)"), b"defined(USE_OTHER)")
-    assert session.analyse().mode == "incremental"  # the chain it changed, not the whole file
+    assert session.analyse().mode != "local"  # the chain it changed, not the whole file
     whole, _ = engine.check_data(session.data, "c", session.path)
     assert sorted(map(_identity, session.findings)) == sorted(map(_identity, whole))
     assert "ported" not in malloc().data
@@ -307,3 +307,136 @@ def _listed_text(data: bytes, starts: list[int]) -> list[bytes]:
             end = data.find(b"\n", end + 1)
         out.append(data[start : len(data) if end == -1 else end])
     return out
+
+
+# ---- local analyses: the edited declarations parsed alone, settled against the whole file -----------------------
+TWO_FUNCTIONS = """#include <cuda_runtime.h>
+
+__global__ void scale(float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= 2.0f;
+}
+
+void run(float *x, int n) {
+  float *d = nullptr;
+  cudaMalloc(&d, n * sizeof(float));  /* a device copy */
+  cudaMemcpy(d, x, n * sizeof(float), cudaMemcpyHostToDevice);
+  scale<<<(n + 255) / 256, 256>>>(d, n);
+  cudaFree(d);
+}
+"""
+
+
+TYPED_IN_CODE = [" cudaFree(q);", " x += 1;", " // 注释", " lane % 32", "x", " __syncthreads();", "\n"]
+
+
+def _typing(data: bytes, rng: random.Random, snippets: list[bytes]) -> list[tuple[int, int, bytes]]:
+    """What typing does: a line typed at the end of a line, one character at a time, and then (mostly) erased the
+    same way; sometimes any edit at all, which stays."""
+    if rng.random() < 0.15:
+        return [_random_edit(data, rng, snippets)]
+    ends = [i for i in range(len(data)) if data[i : i + 1] == b"\n"]
+    at = rng.choice(ends)
+    if at > 0 and data[at - 1 : at] == b"\r":
+        at -= 1
+    typed = rng.choice(TYPED_IN_CODE).encode()
+    edits = [(at + i, at + i, typed[i : i + 1]) for i in range(len(typed))]
+    if rng.random() < 0.8:
+        edits += [(at + i - 1, at + i, b"") for i in range(len(typed), 0, -1)]
+    return edits
+
+
+def _typed(session: Session, needle: bytes, text: bytes) -> None:
+    at = session.data.index(needle)
+    session.edit(at, at, text)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_local_analyses_settle_to_a_whole_file_check(target: str, newline: str) -> None:
+    """Random edits (comments opened and closed, braces, directives, CJK, emoji, lone CRs) analysed locally when
+    they can be: after settle() the findings are a whole-file check's, and whenever the local ones were not,
+    settle() said so (a front end sends them again only then)."""
+    text = (DATA / "reduce.cu").read_text(encoding="utf-8").replace("\n", newline)
+    engine = Engine(Settings(target=target))
+    session = engine.open(Path("reduce.cu"), text.encode(), "c")
+    session.analyse()
+    rng = random.Random(f"local{target}{newline}")
+    snippets = [s.replace("\n", newline).encode() for s in SNIPPETS]
+    modes: list[str] = []
+    edits = (edit for _ in range(12) for edit in _typing(session.data, rng, snippets))
+    for burst, edit in enumerate(edits):
+        session.edit(*edit)
+        outcome = session.analyse(local_first=True)
+        modes.append(outcome.mode)
+        provisional = sorted(map(_identity, session.findings))
+        assert session.settled == (outcome.mode != "local")
+        changed = session.settle()
+        whole, _ = engine.check_data(session.data, "c", session.path)
+        settled = sorted(map(_identity, session.findings))
+        assert settled == sorted(map(_identity, whole)), f"burst {burst}"
+        if outcome.mode == "local":
+            assert changed or provisional == settled, f"burst {burst}: a local analysis differed, unannounced"
+        assert session.settled
+    assert modes.count("local") >= 10, modes  # the path is taken (less on targets whose fixes edit the top)
+
+
+def test_typing_inside_a_function_is_analysed_alone_and_settles_unchanged() -> None:
+    engine = Engine(Settings(target="hip"))
+    session = engine.open(Path("two.cu"), TWO_FUNCTIONS.encode(), "c")
+    session.analyse()
+    _typed(session, b"  cudaFree(d);", b"  cudaDeviceSynchronize();\n")
+    outcome = session.analyse(local_first=True)
+    assert outcome.mode == "local"
+    assert not session.settled
+    assert "cudaDeviceSynchronize" in [f.symbol for f in session.findings]  # found before the file is re-parsed
+    assert session.settle() is False
+    whole, _ = engine.check_data(session.data, "c", session.path)
+    assert sorted(map(_identity, session.findings)) == sorted(map(_identity, whole))
+    # an edit before settling: the next analysis covers the function again, with the whole file's tree
+    _typed(session, b"  cudaFree(d);", b"x")
+    session.analyse(local_first=True)
+    _typed(session, b"  cudaFree(d);", b"y")
+    assert session.analyse().mode != "local"
+    assert session.settled
+    whole, _ = engine.check_data(session.data, "c", session.path)
+    assert sorted(map(_identity, session.findings)) == sorted(map(_identity, whole))
+
+
+def test_a_comment_opened_inside_a_function_settles_to_what_the_file_makes_of_it() -> None:
+    """`/*` typed in the first function: alone, the comment ends with it; in the file it runs on to the `*/` in
+    the second function and hides the cudaMalloc before it. settle() finds that out."""
+    engine = Engine(Settings(target="hip"))
+    session = engine.open(Path("two.cu"), TWO_FUNCTIONS.encode(), "c")
+    session.analyse()
+    _typed(session, b"if (i < n)", b"/* ")
+    assert session.analyse(local_first=True).mode == "local"
+    assert "cudaMalloc" in [f.symbol for f in session.findings]
+    assert session.settle() is True
+    assert "cudaMalloc" not in [f.symbol for f in session.findings]
+    whole, _ = engine.check_data(session.data, "c", session.path)
+    assert sorted(map(_identity, session.findings)) == sorted(map(_identity, whole))
+
+
+def test_a_struct_defined_elsewhere_is_seen_from_a_function_parsed_alone() -> None:
+    """A finder that looks up a declaration outside the edited function (the struct a tile shuffle's value has)
+    reads the rest of the file from its tree, edited, not from the function's own."""
+    text = (
+        "#include <cooperative_groups.h>\n"
+        "namespace cg = cooperative_groups;\n\n"
+        "struct pair_of { uint2 lo; float w; };\n\n"
+        "__global__ void swap(pair_of *p) {\n"
+        "  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cg::this_thread_block());\n"
+        "  pair_of mine = p[threadIdx.x];\n"
+        "  mine.lo = tile.shfl_xor(mine.lo, 1);\n"
+        "}\n"
+    )
+    engine = Engine(Settings(target="hip"))
+    session = engine.open(Path("swap.cu"), text.encode(), "c")
+    session.analyse()
+    before = [f.rule for f in session.findings]
+    assert "CP1023" in before
+    _typed(session, b"  mine.lo =", b"  int unused = 0;\n")
+    assert session.analyse(local_first=True).mode == "local"
+    assert "CP1023" in [f.rule for f in session.findings]
+    assert session.settle() is False

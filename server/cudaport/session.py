@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from tree_sitter import Language, Query, QueryCursor
 
-from .analyzers.base import FactFinder, FileContext, FileFacts, IncrementalProfile, search_windows
+from .analyzers.base import FactFinder, FileContext, FileFacts, IncrementalProfile, SpanParser, search_windows
 from .findingstore import FindingStore
 from .models import Edit, Finding
 from .presence import Presence
@@ -56,6 +56,12 @@ _REFINE = 16384
 # Edits kept to map the facts' offsets into the current text; past this many without an analysis, the facts go.
 _FACT_EDITS = 512
 _RETURN_DECLARATORS = frozenset({"pointer_declarator", "reference_declarator"})
+# A local analysis (Session._local) takes at most this many top-level nodes, and this many bytes of them: past
+# that, re-parsing them alone costs about what re-parsing the file does.
+_ITEMS_AT_ONCE = 8
+_LOCAL_SPAN = 65536
+# What ends a conditional block's declarations, on a line of its own.
+_CLOSERS = frozenset({"preproc_else", "preproc_elif", "preproc_elifdef", "#endif"})
 
 # (start, end, name, kind): kind "function" (a definition with a body), "field" (a struct field declared) or
 # "prototype". The first two make the name the user's own in the whole file; a prototype re-declares CUDA's.
@@ -64,7 +70,9 @@ Declaration = tuple[int, int, str, str]
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    mode: str  # "full", "incremental" or "current"
+    # "full", "incremental", "current", or "local": the edited function re-parsed alone, the findings provisional
+    # until `Session.settle()` has re-parsed the whole file
+    mode: str
     seconds: float = 0.0
     windows: int = 0
     changed: bool = True
@@ -96,6 +104,9 @@ class Session:
         self._fact_edits: list[tuple[int, int, int]] = []
         self.facts_changed = False
         self._facts_after: tuple[bool, FileFacts | None] = (False, None)  # _incremental's word to _done
+        # What a local analysis (analyse(local_first=True)) found from the edited function alone, until settle()
+        # confirms it against the whole file re-parsed (current coordinates; an edit makes them dirty again).
+        self.provisional: list[tuple[int, int]] = []
 
     # ---- state ----------------------------------------------------------------------------------------------
     @property
@@ -135,6 +146,7 @@ class Session:
         self.facts = None
         self.declarations = []
         self.dirty = []
+        self.provisional = []
         self.needs_full = True
         self.analysed = True
 
@@ -231,8 +243,9 @@ class Session:
             return min(lo, start), max(hi + delta if hi > end else new_end, new_end)
 
         dirty = [(start, new_end)]
-        for lo, hi in self.dirty:
+        for lo, hi in [*self.dirty, *self.provisional]:
             dirty.append(moved(lo, hi) or covering(lo, hi))
+        self.provisional = []  # the next analysis goes over them again, with the whole file's tree
         self._move_findings(start, end, delta, text, old, dirty, lines.line_count != self.lines.line_count)
         self.dirty = _merged(dirty)  # thousands of edits before an analysis (a client that never waits) stay few
         declarations: list[Declaration] = []
@@ -355,8 +368,14 @@ class Session:
         return [f for lo, hi in windows for f in self.store.starting_in(lo, hi)]
 
     # ---- analysis -------------------------------------------------------------------------------------------
-    def analyse(self, whole_file: bool = False, incremental: bool = True) -> Outcome:
-        """Make `findings` describe the current text; `incremental=False` parses and analyses it whole."""
+    def analyse(self, whole_file: bool = False, incremental: bool = True, local_first: bool = False) -> Outcome:
+        """Make `findings` describe the current text; `incremental=False` parses and analyses it whole.
+
+        `local_first`: when the edits since the last analysis lie inside one function, re-parse that function's
+        text alone and analyse it (Outcome "local"), leaving the whole file's re-parse to `settle()`. Tree-sitter
+        re-parses a file in time that grows with its number of top-level declarations (2 ms for 2,500 on a fast
+        machine) however small the edit; a function parses alone in tens of microseconds, and the same as in its
+        file. An editor shows the findings at once and settles right after."""
         began = time.perf_counter()
         if self.current and not whole_file:
             return Outcome("current", changed=False)
@@ -364,11 +383,16 @@ class Session:
         assert language is not None, "a session without a language is never analysed"
         profile = self.profile
         if incremental and profile is not None and self.tree is not None and not self.needs_full and not whole_file:
-            windows = self._incremental(profile)
-            if windows is not None:
+            if local_first and profile.items:
+                result = self._local(profile)
+                if result is not None:
+                    self.incremental_runs += 1
+                    return Outcome("local", time.perf_counter() - began, *result)
+            result = self._incremental(profile)
+            if result is not None:
                 self._done(*self._facts_after)
                 self.incremental_runs += 1
-                return Outcome("incremental", time.perf_counter() - began, windows)
+                return Outcome("incremental", time.perf_counter() - began, *result)
             tree = self.tree  # the attempt parsed the current text before it gave up: no second parse
         elif incremental and not whole_file and self.tree is not None:
             tree = self.engine.analyzer(language).parse(self.data, self.tree)
@@ -379,11 +403,31 @@ class Session:
         self.incremental_runs = 0
         return Outcome("full", time.perf_counter() - began)
 
+    @property
+    def settled(self) -> bool:
+        return not self.provisional
+
+    def settle(self) -> bool:
+        """Confirm a local analysis: re-parse the whole file and analyse the function again with its tree.
+        Whether that changed the findings (rarely: the function parsed differently in its file, or an edit in it
+        changed the syntax after it, like an unclosed `/*`)."""
+        if not self.provisional:
+            return False
+        if not self.current:
+            return False  # edited since: the next analysis covers the function again (edit() made it dirty)
+        self.dirty, self.provisional = self.provisional, []
+        before = self.store.all()  # compared only when the file is analysed whole (a file-level finding moved)
+        outcome = self.analyse()
+        if outcome.mode == "incremental":
+            return outcome.changed
+        return self.store.all() != before
+
     def _done(self, facts_hold: bool = False, fresh: FileFacts | None = None) -> None:
         """`facts_hold`: no edit since the facts were taken changed a file-wide statement, so they still describe
         the text once their offsets are mapped through the edits (as for several edits before one analysis), and
         are kept rather than worked out again on every keystroke; `fresh`: the facts of this text, already taken."""
         self.dirty = []
+        self.provisional = []
         self.needs_full = False
         self.analysed = True
         if facts_hold and self.facts is not None and len(self._fact_edits) < _FACT_EDITS // 2:
@@ -430,8 +474,9 @@ class Session:
 
         return FindingStore(findings, apart, _head_end)
 
-    def _incremental(self, profile: IncrementalProfile) -> int | None:
-        """Re-analyse what changed; the number of windows analysed, or None when the whole file should be."""
+    def _incremental(self, profile: IncrementalProfile) -> tuple[int, bool] | None:
+        """Re-analyse what changed: the number of windows analysed and whether their findings changed, or None
+        when the whole file should be analysed."""
         engine = self.engine
         language = self.language
         assert language is not None and self.tree is not None
@@ -467,9 +512,58 @@ class Session:
         # For _done: the facts still hold unless a file-wide statement or the file's context changed.
         self._facts_after = (not self.facts_changed and not renewed, facts)
         if not ranges:
-            return 0
+            return 0, False
+        windows, dropped = self._windows(profile, tree, old_tree.root_node, ranges)
+        return self._reanalyse(profile, tree, old_tree, windows, dropped)
+
+    def _local(self, profile: IncrementalProfile) -> tuple[int, bool] | None:
+        """analyse(local_first=True): the edits since the last analysis, all in or between a few top-level
+        declarations (IncrementalProfile.items) alone on their lines, analysed with their text parsed alone; None
+        when they are not, or the text no longer parses as such declarations, and the whole file is re-parsed."""
+        if self.facts_changed or self.context_stale or self.context is None or not self.dirty:
+            return None
+        if profile.facts and (self.facts is None or len(self._fact_edits) >= _FACT_EDITS // 2):
+            return None  # the facts would be worked out afresh, from the whole file's tree
+        old_tree = self.tree
+        assert old_tree is not None and self.language is not None
+        analyzer = cast(SpanParser, self.engine.analyzer(self.language))
+        data = self.data
+        lo, hi = self.dirty[0][0], self.dirty[-1][1]
+        for _ in range(3):
+            span = _items_at(old_tree.root_node, lo, hi, profile)
+            if span is None or span[1] - span[0] > _LOCAL_SPAN:
+                return None
+            start, end = span
+            lines = search_windows(data, [(start, max(start, end - 1))])[0]  # a directive ends past its `\n`
+            if data[lines[0] : start].strip() or data[end : lines[1]].strip():
+                lo, hi = min(lo, lines[0]), max(hi, lines[1] - 1)  # take in what shares their first or last line
+                continue
+            tree = analyzer.parse_span(data, start, end, _point(self.lines, start), _point(self.lines, end))
+            parts = tree.root_node.children
+            if not parts or (parts[0].start_byte, parts[-1].end_byte) != (start, end):
+                return None
+            if not _stands_alone(parts, profile.items):
+                return None  # what was typed does not stand between declarations (yet): the file decides
+            windows, dropped = self._windows(profile, tree, old_tree.root_node, self.dirty)
+            if lines[0] <= windows[0][0] and windows[-1][1] <= lines[1]:
+                break
+            lo, hi = min(lo, windows[0][0]), max(hi, windows[-1][1])  # a finding reaches out: take its nodes in
+        else:
+            return None
+        result = self._reanalyse(profile, tree, old_tree, windows, dropped, local=True)
+        if result is not None:
+            self.provisional = [lines]
+            self.dirty = []
+        return result
+
+    def _windows(
+        self, profile: IncrementalProfile, tree: Any, old_root: Any, ranges: list[tuple[int, int]]
+    ) -> tuple[list[tuple[int, int]], list[Finding]]:
+        """Where `ranges` can change findings (each widened to what it can change, then to whole lines and to the
+        findings that reach in), and the findings that start there."""
+        data = self.data
         root = tree.root_node
-        widened = [_widen(root, old_tree.root_node, lo, hi, profile) for lo, hi in ranges]
+        widened = [_widen(root, old_root, lo, hi, profile) for lo, hi in ranges]
         windows = search_windows(data, widened)
         for _ in range(4):
             # A finding analysed again must be found again in full (its trigger may lie at its end: `tid & 31`),
@@ -482,6 +576,24 @@ class Session:
             windows = search_windows(data, windows + grow)
         else:
             dropped = self._starting_in(windows)  # the windows grew on the last round
+        return windows, dropped
+
+    def _reanalyse(
+        self,
+        profile: IncrementalProfile,
+        tree: Any,
+        old_tree: Any,
+        windows: list[tuple[int, int]],
+        dropped: list[Finding],
+        local: bool = False,
+    ) -> tuple[int, bool] | None:
+        """Analyse the windows again with `tree` (`local`: which holds only their part of the file, `old_tree`
+        standing for the rest), in place of the `dropped` findings: the number of windows and whether their
+        findings changed, or None when the whole file should be analysed."""
+        engine = self.engine
+        language = self.language
+        assert language is not None
+        data = self.data
         if sum(hi - lo for lo, hi in windows) > _WHOLE_FILE_SHARE * len(data):
             return None
         # Only where the text or its syntax changed can a declaration have come or gone, or a definition have
@@ -499,10 +611,13 @@ class Session:
             frozenset(d[2] for d in owned if d[3] == "function"),
             frozenset(d[2] for d in owned if d[3] == "field"),
         )
+        self.context.file_root = old_tree.root_node if local else None
         try:
-            fresh, _ = engine.check_data(data, language, self.path, tree, self.context, ranges=windows)
+            found, _ = engine.check_data(data, language, self.path, tree, self.context, ranges=windows)
         finally:
             self.context.declared_elsewhere = None
+            self.context.file_root = None
+        fresh = list(found)
         store = self.store
         if profile.file_level:
             here = [f for f in fresh if f.rule in profile.file_level]
@@ -515,9 +630,10 @@ class Session:
         for lo, hi in windows:
             store.pop(lo, hi)
         store.pop_extras(lambda f: _starts_in(windows, f.start))
-        store.insert(sorted(fresh, key=Finding.sort_key))
+        fresh.sort(key=Finding.sort_key)
+        store.insert(fresh)
         self.declarations = sorted([d for d in self.declarations if not _starts_in(windows, d[0])] + declared)
-        return len(windows)
+        return len(windows), fresh != sorted(dropped, key=Finding.sort_key)
 
 
 # ---- what changed in the syntax -----------------------------------------------------------------------------
@@ -624,6 +740,51 @@ def _widen_point(root: Any, old_root: Any, lo: int, profile: IncrementalProfile)
     if chosen.type in profile.containers or chosen.parent is None:
         return extra
     return min(extra[0], chosen.start_byte), max(extra[1], chosen.end_byte)
+
+
+def _items_at(root: Any, lo: int, hi: int, profile: IncrementalProfile) -> tuple[int, int] | None:
+    """The span of the declarations a change of [lo, hi] can reshape, when all are of the profile's `items` types
+    (or what an earlier edit left unparsable): the one that holds it, or, when it touches one's edge or lies
+    between two, those on both sides (text typed after a `}` can join the next declaration). They are the top
+    level's, or those of a conditional block (a transparent container) that holds the change. None at either end
+    of the file or of the block, or past a few declarations."""
+    parent, first = root, None
+    while True:
+        cursor = parent.walk()
+        if cursor.goto_first_child_for_byte(lo) is None:
+            return None  # after the last node
+        first = cursor.node
+        if first.type in profile.transparent and first.start_byte < lo and hi <= first.end_byte:
+            parent = first  # inside an #if block: its declarations
+            continue
+        break
+    if first.start_byte >= lo:
+        first = first.prev_sibling  # between nodes, or at the start of one
+    if first is None:
+        return None
+    cursor = parent.walk()
+    if cursor.goto_first_child_for_byte(hi) is None:
+        last, closed = parent.child(parent.child_count - 1), True  # after the last node: nothing can take it in
+    else:
+        last, closed = cursor.node, False
+        if last.type in _CLOSERS and last.start_byte >= hi:
+            last, closed = last.prev_sibling, True  # an `#else` or `#endif` line follows: nothing takes it in
+    node = first
+    for _ in range(_ITEMS_AT_ONCE):
+        if node is None or (node.type not in profile.items and node.type != "ERROR"):
+            return None
+        if node == last:
+            inside = first.start_byte < lo and (hi < last.end_byte or closed)
+            return (first.start_byte, last.end_byte) if inside else None
+        node = node.next_sibling
+    return None
+
+
+def _stands_alone(parts: list[Any], items: frozenset[str]) -> bool:
+    """Whether top-level nodes parsed alone are what the whole file would make of them: declarations of the
+    `items` types, with anything unparsable between two of them (text typed between two functions stays between
+    them), never at either end (where the file around could take it in)."""
+    return parts[0].type in items and parts[-1].type in items and all(p.type in items or p.is_error for p in parts)
 
 
 def _innermost_scope(root: Any, lo: int, hi: int, profile: IncrementalProfile) -> Any:

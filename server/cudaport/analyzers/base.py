@@ -73,6 +73,7 @@ class FileContext:
         "_tables",
         "declared_elsewhere",
         "dual",
+        "file_root",
         "path",
         "presence",
         "target",
@@ -101,6 +102,10 @@ class FileContext:
         # For a ranged analysis in a session: the CUDA-named functions and struct fields the file defines outside
         # the ranges, as the session keeps them (None: the analyzer looks for them itself).
         self.declared_elsewhere: tuple[frozenset[str], frozenset[str]] | None = None
+        # For a session analysing an edited function parsed alone: the root of the whole file's tree (the tree of
+        # the text before the edit, edited, which is current outside the function), for what finders look up
+        # elsewhere in the file (a struct's definition, where an #include goes). None: the tree analysed is whole.
+        self.file_root: Any | None = None
         self._tables: dict[bytes, tuple[bytes, LineTable]] = {}
         self._memo: dict[object, tuple[object, Any]] = {}
         # Where the dual-stack fixes' portability header and helper module are (None: no dual-stack fixes).
@@ -281,6 +286,11 @@ class IncrementalProfile:
     # moves where one ends (`#endif` typed into `#endifx` makes an #if take in the rest of the file), the
     # subtrees it takes in or lets go, the same as before, are not changes.
     transparent: frozenset[str] = frozenset()
+    # Top-level node types whose text parses the same alone as in its file (a function definition): an edit
+    # inside one can be analysed with that text parsed alone before the whole file is re-parsed, which takes
+    # time that grows with the number of top-level nodes however small the edit (see Session.analyse). The
+    # analyzer is then a SpanParser.
+    items: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,6 +312,14 @@ class FileFacts(Protocol):
         """What differs in `new` (the facts of the edited buffer) from these (`moved` maps an offset of the buffer
         these were worked out from to the edited one); None: the whole file."""
         ...
+
+
+class SpanParser(Protocol):
+    """An analyzer that parses a part of a buffer alone (IncrementalProfile.items)."""
+
+    def parse_span(
+        self, data: bytes, start: int, end: int, start_point: tuple[int, int], end_point: tuple[int, int]
+    ) -> Any: ...
 
 
 class FactFinder(Protocol):

@@ -34,6 +34,7 @@ from .tsutil import (
     in_preproc_condition,
     is_called,
     node_at,
+    parse_span,
     reparse,
     text,
 )
@@ -107,6 +108,31 @@ INCREMENTAL = IncrementalProfile(
     transparent=frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"}),
     file_level=frozenset({"CP1032", IMPLICIT_RUNTIME_RULE}),  # one finding per file, at the first place it applies
     file_wide_statements=True,  # each match above is the whole directive: typing after `#include <x.h>` is local
+    # declarations that parse the same alone as at the top of a file (not the blocks that hold others: an #if, a
+    # namespace)
+    items=frozenset(
+        {
+            "function_definition",
+            "declaration",
+            "comment",
+            "preproc_include",
+            "preproc_def",
+            "preproc_function_def",
+            "preproc_call",
+            "struct_specifier",
+            "class_specifier",
+            "enum_specifier",
+            "union_specifier",
+            "type_definition",
+            "template_declaration",
+            "template_instantiation",
+            "namespace_alias_definition",
+            "alias_declaration",
+            "using_declaration",
+            "expression_statement",
+            ";",
+        }
+    ),
 )
 
 
@@ -159,10 +185,18 @@ class CFamilyAnalyzer:
         self._ptx: Any = None  # rules/ptx.toml compiled, when a file first has inline assembly
         self._markers: dict[str, re.Pattern[bytes]] = {}  # compiled when a file of that target needs them
         self._target_header_names: dict[str, frozenset[str]] = {}
+        self._span_parser: Parser | None = None  # for IncrementalProfile.items: a function parsed alone
 
     # ---- parsing --------------------------------------------------------------------------------------------
     def parse(self, data: bytes, old_tree: Tree | None = None) -> Tree:
         return reparse(self.parser, data, old_tree)
+
+    def parse_span(
+        self, data: bytes, start: int, end: int, start_point: tuple[int, int], end_point: tuple[int, int]
+    ) -> Tree:
+        if self._span_parser is None:
+            self._span_parser = Parser(CUDA_LANGUAGE)
+        return parse_span(self._span_parser, data, start, end, start_point, end_point)
 
     # ---- analysis -------------------------------------------------------------------------------------------
     def facts(self, data: bytes, tree: Tree, context: FileContext) -> CFileFacts:
@@ -794,7 +828,7 @@ class CFamilyAnalyzer:
             match = _INCLUDE_LINE.match(data, line_start)
             if match is None:
                 continue
-            node = node_at(scan.root, *match.span(2))
+            node = scan.node_anywhere(*match.span(2))
             if node is not None and node.type == "comment":
                 continue
             yield match.group(1) == b'"', match.group(2).decode("utf-8", "replace").strip(), match
@@ -966,7 +1000,7 @@ class CFamilyAnalyzer:
         shape = scan.context.remember(
             ("guards", target.name),
             hash_lines.generation,
-            lambda: guard_shape(data, markers, _comment_test(scan.root), hash_lines.starts),
+            lambda: guard_shape(data, markers, _comment_test(scan), hash_lines.starts),
         )
         return GuardIndex(shape, data, hash_lines.starts)
 
@@ -1131,7 +1165,7 @@ def _newline(scan: Scan) -> str:
 
 def _first_code_line(scan: Scan) -> int:
     """Where a new #include goes: the start of the line of the first thing that is not a comment."""
-    root = scan.root
+    root = scan.file_root
     for index in range(root.child_count):  # by index: a large file has thousands of top-level nodes
         child = root.child(index)
         if child is not None and child.type != "comment":
@@ -1142,17 +1176,17 @@ def _first_code_line(scan: Scan) -> int:
 def _header_top(scan: Scan) -> int:
     """Where a header's first include goes: after `#pragma once` or inside its include guard (after the guard's
     `#define`), else at its first line of code."""
-    first = next((child for child in scan.root.children if child.type != "comment"), None)
+    first = next((child for child in scan.file_root.children if child.type != "comment"), None)
     if first is None:
         return _first_code_line(scan)
-    if first.type == "preproc_call" and b"once" in (first.text or b""):
+    if first.type == "preproc_call" and "once" in scan.text_of(first):
         return first.end_byte if scan.data[first.end_byte - 1 : first.end_byte] == b"\n" else _first_code_line(scan)
-    if first.type == "preproc_ifdef" and (first.text or b"").lstrip().startswith(b"#ifndef"):
+    if first.type == "preproc_ifdef" and scan.text_of(first).lstrip().startswith("#ifndef"):
         name = first.child_by_field_name("name")
         body = [c for c in first.named_children if c != name and c.type != "comment"]
         if name is not None and body and body[0].type == "preproc_def":
             guard = body[0].child_by_field_name("name")
-            if guard is not None and guard.text == name.text:
+            if guard is not None and scan.text_of(guard) == scan.text_of(name):
                 end = body[0].end_byte
                 return end if scan.data[end - 1 : end] == b"\n" else scan.data.find(b"\n", end) + 1
     return _first_code_line(scan)
@@ -1290,7 +1324,7 @@ def _collapsing_overloads(scan: Scan, findings: list[Finding]) -> None:
     for finding in findings:
         if finding.data.get("kind") != "type" or not finding.replacement or finding.fix is None:
             continue
-        slot = _parameter_slot(node_at(scan.root, finding.start, finding.end))
+        slot = _parameter_slot(scan, node_at(scan.root, finding.start, finding.end))
         if slot is not None:
             groups.setdefault((*slot, finding.replacement), []).append((finding.start, finding))
     for (function, index, merged), members in groups.items():
@@ -1321,7 +1355,7 @@ def _collapsing_overloads(scan: Scan, findings: list[Finding]) -> None:
             )
 
 
-def _parameter_slot(node: Node | None) -> tuple[str, int] | None:
+def _parameter_slot(scan: Scan, node: Node | None) -> tuple[str, int] | None:
     """(function name, parameter index) when `node` is the type of a parameter of a function declarator."""
     parameter = node.parent if node is not None else None
     if parameter is None or parameter.type != "parameter_declaration" or parameter.parent is None:
@@ -1330,7 +1364,7 @@ def _parameter_slot(node: Node | None) -> tuple[str, int] | None:
     name = declarator.child_by_field_name("declarator") if declarator is not None else None
     if declarator is None or declarator.type != "function_declarator" or name is None:
         return None
-    return text(name), [c.id for c in parameter.parent.named_children].index(parameter.id)
+    return scan.text_of(name), [c.id for c in parameter.parent.named_children].index(parameter.id)
 
 
 def _parameters_spelled(scan: Scan, function: str, index: int, spelled: str) -> list[int]:
@@ -1342,7 +1376,7 @@ def _parameters_spelled(scan: Scan, function: str, index: int, spelled: str) -> 
     return [
         start
         for start, end, _ in _occurrences(scan.data, {word}, [(0, len(scan.data))])
-        if _parameter_slot(node_at(scan.root, start, end)) == (function, index)
+        if _parameter_slot(scan, scan.node_anywhere(start, end)) == (function, index)
     ]
 
 
@@ -1374,12 +1408,12 @@ def _downgrade(finding: Finding, why: str) -> None:
     finding.data["ported"] = "1"
 
 
-def _comment_test(root: Node) -> Callable[[int], bool]:
+def _comment_test(scan: Scan) -> Callable[[int], bool]:
     """Comments can hide directives (`/* #endif */`): asks the tree about each directive's position, which is
     far cheaper than listing every comment of a large file."""
 
     def in_comment(offset: int) -> bool:
-        node = root.descendant_for_byte_range(offset, offset + 1)
+        node = scan.root_for(offset, offset + 1).descendant_for_byte_range(offset, offset + 1)
         return node is not None and node.type == "comment" and node.start_byte <= offset
 
     return in_comment

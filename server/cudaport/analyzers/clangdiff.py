@@ -170,8 +170,8 @@ def _value_type(scan: Scan, value: Node) -> str | None:
                 continue
             declared = declaration.child_by_field_name("type")
             for child in declaration.named_children:
-                if child.type == "field_identifier" and text(child) == text(field) and declared is not None:
-                    return text(declared)
+                if child.type == "field_identifier" and scan.text_of(child) == text(field) and declared is not None:
+                    return scan.text_of(declared)
     return None
 
 
@@ -205,7 +205,7 @@ def _struct_named(scan: Scan, name: str) -> Node | None:
     large file, for each vector shuffle an editor re-analyses."""
     if not _IDENTIFIER.fullmatch(name) or name in _NOT_STRUCTS:
         return None  # `unsigned int`, `float`: no struct is named so
-    data, root = scan.data, scan.root
+    data, root = scan.data, scan.file_root
     word = name.encode()
     for start in whole_words(data, word):
         end = start + len(word)

@@ -48,6 +48,30 @@ class Scan:
         self.windows = search_windows(self.data, self.ranges)
 
     @property
+    def file_root(self) -> Node:
+        """The whole file's syntax, for what lies outside the windows: `root`, unless that holds only the edited
+        function (FileContext.file_root)."""
+        outside: Node | None = self.context.file_root
+        return outside if outside is not None else self.root
+
+    def root_for(self, start: int, end: int) -> Node:
+        """The root whose tree holds [start, end): `root`, or `file_root` outside it."""
+        root = self.root
+        outside: Node | None = self.context.file_root
+        if outside is not None and not (root.start_byte <= start and end <= root.end_byte):
+            return outside
+        return root
+
+    def node_anywhere(self, start: int, end: int) -> Node | None:
+        """The node at [start, end) wherever it is in the file."""
+        return node_at(self.root_for(start, end), start, end)
+
+    def text_of(self, node: Node) -> str:
+        """A node's text, from the buffer: `file_root`'s tree was edited since it was parsed, so Node.text, which
+        reads the text it was parsed from, is gone."""
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    @property
     def words(self) -> set[bytes]:
         """Every distinct identifier-like word of the scanned windows (one C-level pass, shared by the finders)."""
         if self._words is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tree_sitter import Node, Parser, Tree
+from tree_sitter import Node, Parser, Range, Tree
 
 C_COMMENT_OR_STRING = frozenset(
     {
@@ -125,3 +125,12 @@ def reparse(parser: Parser, data: bytes, old_tree: Tree | None = None) -> Tree:
     """Parse `data`, reusing `old_tree` (already edited with Tree.edit) when there is one: tree-sitter then only
     re-parses what the edits touched."""
     return parser.parse(data, old_tree) if old_tree is not None else parser.parse(data)
+
+
+def parse_span(
+    parser: Parser, data: bytes, start: int, end: int, start_point: tuple[int, int], end_point: tuple[int, int]
+) -> Tree:
+    """Parse bytes [start, end) of `data` alone, its nodes at their offsets in `data`. `parser` is set aside for
+    this: it keeps the range for the next parse."""
+    parser.included_ranges = [Range(start_point, end_point, start, end)]
+    return parser.parse(data)
