@@ -33,6 +33,7 @@ class Client(LanguageClient):
         self.published: list[types.PublishDiagnosticsParams] = []
         self.registrations: list[types.Registration] = []
         self.partial_results: dict[types.ProgressToken, list[Any]] = {}
+        self.refreshes = 0  # workspace/diagnostic/refresh requests from the server
 
     def work_done_token(self, token: str) -> str:
         """A token the client puts in a request (pytest-lsp only knows tokens the server created)."""
@@ -43,6 +44,10 @@ class Client(LanguageClient):
 def _publish(client: Client, params: types.PublishDiagnosticsParams) -> None:
     client.diagnostics[params.uri] = params.diagnostics
     client.published.append(params)
+
+
+def _refresh(client: Client, params: None) -> None:
+    client.refreshes += 1
 
 
 def _register(client: Client, params: types.RegistrationParams) -> None:
@@ -64,6 +69,7 @@ def _make_client() -> Client:
     features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = _publish
     features[types.CLIENT_REGISTER_CAPABILITY] = _register
     features[types.PROGRESS] = _progress
+    features[types.WORKSPACE_DIAGNOSTIC_REFRESH] = _refresh
     register_lsp_features(client, features)
     return client
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 from pathlib import Path
 
 from lsprotocol import types
+from pytest_lsp import client_capabilities
 
 from cudaport.ruleset import load_ruleset
 
@@ -206,3 +208,82 @@ async def test_inventory_files_and_notebook_cells(lsp: Launcher, profile: str, t
     )
     diagnostics = await session.diagnostics(cell_uri)
     assert any(d.code == "CP7010" and d.range.start.line == 1 and "npu" in d.message for d in diagnostics)
+
+
+# ---- local analyses (cudaport.session): the edited function re-parsed alone, then the whole file ----------------
+TWO_FUNCTIONS = """#include <cuda_runtime.h>
+
+__global__ void scale(float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= 2.0f;
+}
+
+void run(float *x, int n) {
+  float *d = nullptr;
+  cudaMalloc(&d, n * sizeof(float));  /* a device copy */
+  cudaMemcpy(d, x, n * sizeof(float), cudaMemcpyHostToDevice);
+  scale<<<(n + 255) / 256, 256>>>(d, n);
+  cudaFree(d);
+}
+"""
+
+
+def _codes(diagnostics: list[types.Diagnostic], text: str, needle: str) -> bool:
+    """Whether a diagnostic sits on the line holding `needle`."""
+    line = text[: text.index(needle)].count("\n")
+    return any(d.range.start.line == line for d in diagnostics)
+
+
+async def test_a_push_client_gets_settled_diagnostics_sent_again_only_when_they_changed(
+    lsp: Launcher, tmp_path: Path
+) -> None:
+    """A function's edit is analysed with the function re-parsed alone; a `/*` typed there runs on, in the file, to
+    the `*/` of the next function and hides its first call: the whole file's parse finds that out right after,
+    and the diagnostics of the same version are published again, as the CLI has them."""
+    path = tmp_path / "two.cu"
+    path.write_text(TWO_FUNCTIONS, encoding="utf-8")
+    session = await lsp.start("visual_studio_code", options={"debounce": 0, "fullCheckAfterIdle": 0})
+    uri = session.open(path)
+    await session.diagnostics(uri)
+    client = session.client
+    start = position_of(TWO_FUNCTIONS, "  cudaFree(d);", session.encoding)
+    session.edit(uri, start, start, "  cudaDeviceSynchronize();\n")
+    diagnostics = await session.diagnostics(uri)
+    assert _codes(diagnostics, session.texts[uri], "cudaDeviceSynchronize")
+    await asyncio.sleep(0.5)
+    assert sum(1 for p in client.published if p.uri == uri and p.version == 2) == 1  # settled unchanged: once
+
+    start = position_of(session.texts[uri], "if (i < n)", session.encoding)
+    session.edit(uri, start, start, "/* ")
+    path.write_text(session.texts[uri], encoding="utf-8")
+    expected = cli_findings(path)
+    sent = await wait_until(
+        lambda: [p for p in client.published if p.uri == uri and p.version == 3][1:],
+        what="the diagnostics of version 3 sent again",
+    )
+    first = next(p for p in client.published if p.uri == uri and p.version == 3)
+    assert _codes(list(first.diagnostics), session.texts[uri], "cudaMalloc")  # the function alone: still code
+    assert len(sent[-1].diagnostics) == len(expected)
+    assert not _codes(list(sent[-1].diagnostics), session.texts[uri], "cudaMalloc")
+
+
+async def test_a_pull_client_that_can_be_asked_is_asked_to_pull_the_settled_diagnostics(
+    lsp: Launcher, tmp_path: Path
+) -> None:
+    path = tmp_path / "two.cu"
+    path.write_text(TWO_FUNCTIONS, encoding="utf-8")
+    capabilities = client_capabilities("neovim")
+    capabilities.workspace = capabilities.workspace or types.WorkspaceClientCapabilities()
+    capabilities.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    session = await lsp.start("neovim", options={"fullCheckAfterIdle": 0}, capabilities=capabilities)
+    uri = session.open(path)
+    await session.diagnostics(uri)
+    start = position_of(TWO_FUNCTIONS, "if (i < n)", session.encoding)
+    session.edit(uri, start, start, "/* ")
+    provisional = await session.diagnostics(uri)
+    assert _codes(provisional, session.texts[uri], "cudaMalloc")
+    await wait_until(lambda: session.client.refreshes >= 1, what="workspace/diagnostic/refresh")
+    path.write_text(session.texts[uri], encoding="utf-8")
+    settled = await session.diagnostics(uri)
+    assert len(settled) == len(cli_findings(path))
+    assert not _codes(settled, session.texts[uri], "cudaMalloc")

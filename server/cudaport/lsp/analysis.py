@@ -11,13 +11,17 @@ from ..session import Outcome
 from .configuration import Resolved
 from .documents import Document, Skip, next_result_id
 
-__all__ = ["Outcome", "analyse", "skip_reason"]
+__all__ = ["Outcome", "analyse", "settle", "skip_reason"]
 
 
-def analyse(document: Document, resolved: Resolved, whole_file: bool = False) -> Outcome:
-    """Make `document.findings` describe its current text under `resolved`'s configuration."""
+def analyse(document: Document, resolved: Resolved, whole_file: bool = False, local_first: bool = False) -> Outcome:
+    """Make `document.findings` describe its current text under `resolved`'s configuration. `local_first`: for
+    diagnostics, which can be sent again once `settle` has confirmed them (see Session.analyse); everything else
+    (hover, code actions, commands) gets settled findings."""
     began = time.perf_counter()
     session = document.session
+    if not local_first:
+        settle(document)
     if document.config_token is not resolved.token:
         session.reconfigure(resolved.engine)
         session.needs_full = True
@@ -31,9 +35,17 @@ def analyse(document: Document, resolved: Resolved, whole_file: bool = False) ->
         _done(document, resolved)
         return Outcome("skipped", time.perf_counter() - began, changed=changed)
     document.skipped = None
-    outcome = session.analyse(whole_file=whole_file, incremental=resolved.options.incremental)
+    outcome = session.analyse(whole_file=whole_file, incremental=resolved.options.incremental, local_first=local_first)
     _done(document, resolved)
     return outcome
+
+
+def settle(document: Document) -> None:
+    """Confirm a local analysis against the whole file; when that changes the findings, they get a new result id
+    and `settled_differently` tells the diagnostics to send them again."""
+    if document.session.settle():
+        document.result_id = next_result_id()
+        document.settled_differently = True
 
 
 def skip_reason(document: Document, resolved: Resolved) -> Skip | None:

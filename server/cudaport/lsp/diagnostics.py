@@ -69,6 +69,12 @@ class Diagnostics:
     def pull_mode(self) -> bool:
         return self.store.capabilities.pull_diagnostics
 
+    @property
+    def local_first(self) -> bool:
+        """Whether diagnostics may come from a local analysis (cudaport.session) and be sent again once it is
+        settled: for push clients, and pull clients that can be asked to pull again."""
+        return not self.pull_mode or self.store.capabilities.diagnostic_refresh
+
     # ---- push ---------------------------------------------------------------------------------------------
     def schedule(self, document: Document, delay: float | None = None) -> None:
         """Re-analyse and publish after the debounce delay (push clients; pull clients ask when they want)."""
@@ -86,10 +92,12 @@ class Diagnostics:
         document = self.store.documents.get(uri)
         if document is None:
             return
-        outcome = self.store.bring_up_to_date(document)
+        outcome = self.store.bring_up_to_date(document, local_first=self.local_first)
         self.publish(document)
-        if outcome.mode == "incremental":
+        if outcome.mode in ("incremental", "local"):
             self._schedule_idle_check(document)
+        if not document.session.settled:
+            _running_loop().call_soon(self._settle, uri)
 
     def publish(self, document: Document) -> None:
         try:
@@ -112,6 +120,32 @@ class Diagnostics:
         stops (and the client is asked to pull again when it changes something)."""
         if document.incremental_runs:
             self._schedule_idle_check(document)
+        if not document.session.settled:
+            _running_loop().call_soon(self._settle, document.uri)
+
+    # ---- settling a local analysis (cudaport.session) --------------------------------------------------------
+    def _settle(self, uri: str) -> None:
+        """Right after diagnostics from a local analysis went out: confirm them against the whole file, and send
+        them again if that changed them (or a request that needed settled findings found them changed)."""
+        document = self.store.documents.get(uri)
+        if document is None:
+            return
+        began = time.perf_counter()
+        self.store.settle(document)
+        log.debug(
+            "settled %s v%d in %.1f ms: %s",
+            document.uri,
+            document.version,
+            (time.perf_counter() - began) * 1000,
+            "diagnostics sent again" if document.settled_differently else "unchanged",
+        )
+        if not document.settled_differently:
+            return
+        document.settled_differently = False
+        if self.pull_mode:
+            self.client.refresh_diagnostics()
+        else:
+            self.publish(document)
 
     def _schedule_idle_check(self, document: Document) -> None:
         delay = self.store.resolve(document).options.full_check_after_idle

@@ -75,6 +75,8 @@ class Document:
     result_id: int = field(default_factory=lambda: next_result_id())
     skipped: Skip | None = None  # why the buffer is not analysed (too large, binary, excluded, ...)
     reported_skip: Skip | None = None  # the skip reason the user has already been told about
+    # Settling a local analysis (cudaport.session) changed the findings the client was given: they are sent again.
+    settled_differently: bool = False
 
     # The session's state, as the features read it.
     @property

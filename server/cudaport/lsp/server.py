@@ -139,7 +139,7 @@ def _register_handlers(server: CudaportServer) -> None:
 
     # ---- requests on one document: a snapshot each ----------------------------------------------------------
     def pull(params: types.DocumentDiagnosticParams) -> Any:
-        snapshot = store.snapshot(params.text_document.uri)
+        snapshot = store.snapshot(params.text_document.uri, local_first=diagnostics.local_first)
         if snapshot is not None:
             diagnostics.pulled(snapshot.document)
         return diagnostics_feature.pull(snapshot, params.previous_result_id)

@@ -145,13 +145,13 @@ class Store:
         return self.configuration.resolve(document.path)
 
     # ---- snapshots ------------------------------------------------------------------------------------------
-    def snapshot(self, uri: str) -> Snapshot | None:
+    def snapshot(self, uri: str, local_first: bool = False) -> Snapshot | None:
         """The document at `uri` brought up to date (unless it waits for its next save), or None if not open."""
         document = self.documents.get(uri)
         if document is None:
             return None
         if not document.held:
-            self.bring_up_to_date(document)
+            self.bring_up_to_date(document, local_first=local_first)
         return self.snapshot_of(document)
 
     def snapshot_of(self, document: Document) -> Snapshot:
@@ -159,16 +159,15 @@ class Store:
         return Snapshot(document, self.resolve(document), self.capabilities, self.unit)
 
     # ---- analysis -------------------------------------------------------------------------------------------
-    def bring_up_to_date(self, document: Document, whole_file: bool = False) -> analysis.Outcome:
+    def bring_up_to_date(
+        self, document: Document, whole_file: bool = False, local_first: bool = False
+    ) -> analysis.Outcome:
         """Analyse `document` now if its findings are stale (never raises: a failure is logged, not fatal)."""
         resolved = self.resolve(document)
         try:
-            outcome = analysis.analyse(document, resolved, whole_file=whole_file)
+            outcome = analysis.analyse(document, resolved, whole_file=whole_file, local_first=local_first)
         except Exception:
-            log.exception(logs.said(N_("analysing {uri} failed; its diagnostics are cleared"), uri=document.uri))
-            document.session.clear()
-            document.analysed_version = document.version
-            document.result_id = next_result_id()
+            self._failed(document)
             return analysis.Outcome("failed")
         if not self.gc_tuned and outcome.mode == "full":
             self.gc_tuned = True
@@ -185,6 +184,21 @@ class Store:
             )
         self._tell_about_skip(document)
         return outcome
+
+    def settle(self, document: Document) -> None:
+        """Confirm a local analysis (analysis.settle; never raises, like bring_up_to_date)."""
+        try:
+            analysis.settle(document)
+        except Exception:
+            self._failed(document)
+            document.settled_differently = True
+
+    @staticmethod
+    def _failed(document: Document) -> None:
+        log.exception(logs.said(N_("analysing {uri} failed; its diagnostics are cleared"), uri=document.uri))
+        document.session.clear()
+        document.analysed_version = document.version
+        document.result_id = next_result_id()
 
     def _tell_about_skip(self, document: Document) -> None:
         reason = document.skipped
