@@ -416,11 +416,11 @@ class Session:
         if not self.current:
             return False  # edited since: the next analysis covers the function again (edit() made it dirty)
         self.dirty, self.provisional = self.provisional, []
-        before = self.store.all()  # compared only when the file is analysed whole (a file-level finding moved)
+        before = self.store  # a whole-file analysis makes a new store: then compare the two (a file-level finding)
         outcome = self.analyse()
         if outcome.mode == "incremental":
             return outcome.changed
-        return self.store.all() != before
+        return self.store.all() != before.all()
 
     def _done(self, facts_hold: bool = False, fresh: FileFacts | None = None) -> None:
         """`facts_hold`: no edit since the facts were taken changed a file-wide statement, so they still describe
@@ -540,8 +540,8 @@ class Session:
                 continue
             tree = analyzer.parse_span(data, start, end, _point(self.lines, start), _point(self.lines, end))
             parts = tree.root_node.children
-            if not parts or (parts[0].start_byte, parts[-1].end_byte) != (start, end):
-                return None
+            if not parts or data[start : parts[0].start_byte].strip() or data[parts[-1].end_byte : end].strip():
+                return None  # (a line break typed after a directive is blank space after it, alone)
             if not _stands_alone(parts, profile.items):
                 return None  # what was typed does not stand between declarations (yet): the file decides
             windows, dropped = self._windows(profile, tree, old_tree.root_node, self.dirty)
