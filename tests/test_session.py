@@ -440,3 +440,47 @@ def test_a_struct_defined_elsewhere_is_seen_from_a_function_parsed_alone() -> No
     assert session.analyse(local_first=True).mode == "local"
     assert "CP1023" in [f.rule for f in session.findings]
     assert session.settle() is False
+
+
+BLOCKS = """#include <cuda_runtime.h>
+
+#if defined(USE_ROCM)
+constexpr int kLanes = 64;
+#else
+constexpr int kLanes = 32;
+#endif
+
+#ifdef USE_ROCM
+typedef int stream_id;
+#endif
+
+void run(float *d) {
+  cudaFree(d);
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("after", "typed"),
+    [
+        (b"constexpr int kLanes = 32;", b"\n"),  # the last declaration of an #else branch
+        (b"constexpr int kLanes = 64;", b"  // lanes"),  # before the `#else` line
+        (b"#endif\n\n", b"int lanes_seen = 0;\n"),  # between two #if blocks
+        (b"typedef int stream_id;\n#endif\n", b"\n"),  # after a block, before a function
+    ],
+)
+def test_edits_at_the_edges_of_conditional_blocks_are_analysed_alone(after: bytes, typed: bytes) -> None:
+    """An `#if`, `#else` or `#endif` line takes in nothing typed on the lines around it: an edit there needs no
+    more of the file than the declarations beside it."""
+    engine = Engine(Settings(target="hip"))
+    session = engine.open(Path("blocks.cu"), BLOCKS.encode(), "c")
+    session.analyse()
+    at = session.data.index(after) + len(after)
+    session.edit(at, at, typed)
+    assert session.analyse(local_first=True).mode == "local"
+    assert session.settle() is False
+    whole, _ = engine.check_data(session.data, "c", session.path)
+    assert sorted(map(_identity, session.findings)) == sorted(map(_identity, whole))
+    session.edit(at, at + len(typed), b"")  # erased again
+    assert session.analyse(local_first=True).mode == "local"
+    assert session.settle() is False

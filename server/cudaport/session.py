@@ -534,17 +534,22 @@ class Session:
             if span is None or span[1] - span[0] > _LOCAL_SPAN:
                 return None
             start, end = span
+            line_end = data.find(b"\n", start, end)
+            if line_end >= 0 and not data[start:line_end].strip():
+                start = line_end + 1  # the span began at the end of an `#endif` line: from the next line on
             lines = search_windows(data, [(start, max(start, end - 1))])[0]  # a directive ends past its `\n`
             if data[lines[0] : start].strip() or data[end : lines[1]].strip():
                 lo, hi = min(lo, lines[0]), max(hi, lines[1] - 1)  # take in what shares their first or last line
                 continue
             tree = analyzer.parse_span(data, start, end, _point(self.lines, start), _point(self.lines, end))
             parts = tree.root_node.children
-            if not parts or data[start : parts[0].start_byte].strip() or data[parts[-1].end_byte : end].strip():
+            if not parts and data[start:end].strip():
+                return None
+            if parts and (data[start : parts[0].start_byte].strip() or data[parts[-1].end_byte : end].strip()):
                 return None  # (a line break typed after a directive is blank space after it, alone)
             if not _stands_alone(parts, profile.items):
                 return None  # what was typed does not stand between declarations (yet): the file decides
-            windows, dropped = self._windows(profile, tree, old_tree.root_node, self.dirty)
+            windows, dropped = self._windows(profile, tree, old_tree.root_node, self.dirty, clip=(start, end))
             if lines[0] <= windows[0][0] and windows[-1][1] <= lines[1]:
                 break
             lo, hi = min(lo, windows[0][0]), max(hi, windows[-1][1])  # a finding reaches out: take its nodes in
@@ -557,13 +562,26 @@ class Session:
         return result
 
     def _windows(
-        self, profile: IncrementalProfile, tree: Any, old_root: Any, ranges: list[tuple[int, int]]
+        self,
+        profile: IncrementalProfile,
+        tree: Any,
+        old_root: Any,
+        ranges: list[tuple[int, int]],
+        clip: tuple[int, int] | None = None,
     ) -> tuple[list[tuple[int, int]], list[Finding]]:
         """Where `ranges` can change findings (each widened to what it can change, then to whole lines and to the
-        findings that reach in), and the findings that start there."""
+        findings that reach in), and the findings that start there. `clip`: the part of the file `tree` holds (an
+        edit at its end widens to nothing past it)."""
         data = self.data
         root = tree.root_node
         widened = [_widen(root, old_root, lo, hi, profile) for lo, hi in ranges]
+        if clip is not None:
+            first, last = clip[0], max(clip[0], clip[1] - 1)
+            clipped = [
+                (min(max(lo, first), last), max(min(hi, clip[1]), min(max(lo, first), last))) for lo, hi in widened
+            ]
+            # a range that ends with a line's `\n` needs that line, not the next (an #endif line the tree lacks)
+            widened = [(lo, hi - 1 if hi > lo and data[hi - 1 : hi] == b"\n" else hi) for lo, hi in clipped]
         windows = search_windows(data, widened)
         for _ in range(4):
             # A finding analysed again must be found again in full (its trigger may lie at its end: `tid & 31`),
@@ -746,44 +764,90 @@ def _items_at(root: Any, lo: int, hi: int, profile: IncrementalProfile) -> tuple
     """The span of the declarations a change of [lo, hi] can reshape, when all are of the profile's `items` types
     (or what an earlier edit left unparsable): the one that holds it, or, when it touches one's edge or lies
     between two, those on both sides (text typed after a `}` can join the next declaration). They are the top
-    level's, or those of a conditional block (a transparent container) that holds the change. None at either end
-    of the file or of the block, or past a few declarations."""
-    parent, first = root, None
-    while True:
-        cursor = parent.walk()
-        if cursor.goto_first_child_for_byte(lo) is None:
-            return None  # after the last node
-        first = cursor.node
-        if first.type in profile.transparent and first.start_byte < lo and hi <= first.end_byte:
-            parent = first  # inside an #if block: its declarations
-            continue
-        break
-    if first.start_byte >= lo:
-        first = first.prev_sibling  # between nodes, or at the start of one
+    level's, or those of a conditional block (a transparent container) that holds the change. A conditional
+    block's lines (`#if` ... `#endif`) take nothing in from the lines around them: the span stops there, as it
+    does at the end of the file. None at the top of the file or of a block, or past a few declarations."""
+    parent = _block_holding(root, lo, hi, profile)
+    cursor = parent.walk()
+    after = _skip_erased(cursor.node if cursor.goto_first_child_for_byte(lo) is not None else None, lo)
+    begin: int | None = None  # where the span starts when that is not a declaration's start
+    first = after
+    if after is None or after.start_byte >= lo:
+        before = _erased_back(after.prev_sibling if after is not None else _last_child(parent), lo)
+        if before is not None and _is_block_line(before, profile) and before.end_byte <= lo:
+            begin = before.end_byte  # the line after an `#endif`
+        else:
+            first = before  # between declarations, at the start of one, or after the last
+    cursor = parent.walk()
+    follows = _skip_erased(cursor.node if cursor.goto_first_child_for_byte(hi) is not None else None, hi)
+    end: int | None = None
+    if follows is None:
+        last, closed = _erased_back(_last_child(parent), hi), True  # after the last node: nothing takes it in
+    elif _is_block_line(follows, profile) and follows.start_byte >= hi:
+        last, closed, end = _erased_back(follows.prev_sibling, hi), True, follows.start_byte  # an #if/#else/#endif
+    else:
+        last, closed = follows, False
+    if begin is not None and (last is None or last.end_byte <= begin):
+        return (begin, end) if end is not None else None  # blank lines between two blocks: what is typed there
     if first is None:
         return None
-    cursor = parent.walk()
-    if cursor.goto_first_child_for_byte(hi) is None:
-        last, closed = parent.child(parent.child_count - 1), True  # after the last node: nothing can take it in
-    else:
-        last, closed = cursor.node, False
-        if last.type in _CLOSERS and last.start_byte >= hi:
-            last, closed = last.prev_sibling, True  # an `#else` or `#endif` line follows: nothing takes it in
     node = first
     for _ in range(_ITEMS_AT_ONCE):
         if node is None or (node.type not in profile.items and node.type != "ERROR"):
             return None
         if node == last:
-            inside = first.start_byte < lo and (hi < last.end_byte or closed)
-            return (first.start_byte, last.end_byte) if inside else None
+            start = begin if begin is not None else first.start_byte
+            inside = begin is not None or start < lo
+            return (start, last.end_byte) if inside and (hi < last.end_byte or closed) else None
         node = node.next_sibling
     return None
+
+
+def _block_holding(root: Any, lo: int, hi: int, profile: IncrementalProfile) -> Any:
+    """The innermost conditional block (or the root) whose declarations hold [lo, hi] (its end counts: typing at
+    the end of a branch's last line)."""
+    parent = root
+    while lo > 0:
+        cursor = parent.walk()
+        if cursor.goto_first_child_for_byte(lo - 1) is None:
+            break
+        node = cursor.node
+        if node.type not in profile.transparent or not (node.start_byte < lo and hi <= node.end_byte):
+            break
+        parent = node
+    return parent
+
+
+def _skip_erased(node: Any, at: int) -> Any:
+    """`node`, or the first sibling after it that is not a node the edit erased (the old tree, edited, keeps it
+    with no width at the edit)."""
+    while node is not None and node.start_byte == node.end_byte == at:
+        node = node.next_sibling
+    return node
+
+
+def _erased_back(node: Any, at: int) -> Any:
+    """`node`, or the first sibling before it that is not a node the edit erased."""
+    while node is not None and node.start_byte == node.end_byte == at:
+        node = node.prev_sibling
+    return node
+
+
+def _last_child(node: Any) -> Any:
+    return node.child(node.child_count - 1) if node.child_count else None
+
+
+def _is_block_line(node: Any, profile: IncrementalProfile) -> bool:
+    """A conditional block, or the `#else`/`#endif` of one: lines of their own that nothing typed around joins."""
+    return node.type in profile.transparent or node.type in _CLOSERS
 
 
 def _stands_alone(parts: list[Any], items: frozenset[str]) -> bool:
     """Whether top-level nodes parsed alone are what the whole file would make of them: declarations of the
     `items` types, with anything unparsable between two of them (text typed between two functions stays between
     them), never at either end (where the file around could take it in)."""
+    if not parts:
+        return True  # blank lines
     return parts[0].type in items and parts[-1].type in items and all(p.type in items or p.is_error for p in parts)
 
 
