@@ -549,7 +549,16 @@ class Session:
                 return None  # (a line break typed after a directive is blank space after it, alone)
             if not _stands_alone(parts, profile.items):
                 return None  # what was typed does not stand between declarations (yet): the file decides
-            windows, dropped = self._windows(profile, tree, old_tree.root_node, self.dirty, clip=(start, end))
+            # Where the syntax changed inside the span (typing `x` after a statement can join it to the next one):
+            # the span's own tree against the old one, which is cheap (outside the span, all of it differs).
+            changed = [
+                (max(r.start_byte, start), min(r.end_byte, end))
+                for r in old_tree.changed_ranges(tree)
+                if r.end_byte > start and r.start_byte < end
+            ]
+            windows, dropped = self._windows(
+                profile, tree, old_tree.root_node, [*self.dirty, *changed], clip=(start, end)
+            )
             if lines[0] <= windows[0][0] and windows[-1][1] <= lines[1]:
                 break
             lo, hi = min(lo, windows[0][0]), max(hi, windows[-1][1])  # a finding reaches out: take its nodes in
