@@ -467,6 +467,7 @@ void run(float *d) {
         (b"constexpr int kLanes = 64;", b"  // lanes"),  # before the `#else` line
         (b"#endif\n\n", b"int lanes_seen = 0;\n"),  # between two #if blocks
         (b"typedef int stream_id;\n#endif\n", b"\n"),  # after a block, before a function
+        (b"typedef int stream_id;\n#endif", b"\n"),  # a line break at the end of an `#endif` line
     ],
 )
 def test_edits_at_the_edges_of_conditional_blocks_are_analysed_alone(after: bytes, typed: bytes) -> None:

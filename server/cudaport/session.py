@@ -530,7 +530,7 @@ class Session:
         data = self.data
         lo, hi = self.dirty[0][0], self.dirty[-1][1]
         for _ in range(3):
-            span = _items_at(old_tree.root_node, lo, hi, profile)
+            span = _items_at(old_tree.root_node, lo, hi, profile, data)
             if span is None or span[1] - span[0] > _LOCAL_SPAN:
                 return None
             start, end = span
@@ -769,7 +769,7 @@ def _widen_point(root: Any, old_root: Any, lo: int, profile: IncrementalProfile)
     return min(extra[0], chosen.start_byte), max(extra[1], chosen.end_byte)
 
 
-def _items_at(root: Any, lo: int, hi: int, profile: IncrementalProfile) -> tuple[int, int] | None:
+def _items_at(root: Any, lo: int, hi: int, profile: IncrementalProfile, data: bytes) -> tuple[int, int] | None:
     """The span of the declarations a change of [lo, hi] can reshape, when all are of the profile's `items` types
     (or what an earlier edit left unparsable): the one that holds it, or, when it touches one's edge or lies
     between two, those on both sides (text typed after a `}` can join the next declaration). They are the top
@@ -781,7 +781,9 @@ def _items_at(root: Any, lo: int, hi: int, profile: IncrementalProfile) -> tuple
     after = _skip_erased(cursor.node if cursor.goto_first_child_for_byte(lo) is not None else None, lo)
     begin: int | None = None  # where the span starts when that is not a declaration's start
     first = after
-    if after is None or after.start_byte >= lo:
+    if after is not None and after.start_byte < lo and _ends_at(after, lo, data):
+        begin, first = lo, after.next_sibling  # a line break typed at the end of a block's `#endif` line
+    elif after is None or after.start_byte >= lo:
         before = _erased_back(after.prev_sibling if after is not None else _last_child(parent), lo)
         if before is not None and _is_block_line(before, profile) and before.end_byte <= lo:
             begin = before.end_byte  # the line after an `#endif`
@@ -823,6 +825,9 @@ def _block_holding(root: Any, lo: int, hi: int, profile: IncrementalProfile) -> 
         node = cursor.node
         if node.type not in profile.transparent or not (node.start_byte < lo and hi <= node.end_byte):
             break
+        closing = _last_child(node)
+        if closing is not None and closing.type == "#endif" and hi > closing.start_byte:
+            break  # on its `#endif` line (a line break typed after it): beside the block, not in it
         parent = node
     return parent
 
@@ -833,6 +838,19 @@ def _skip_erased(node: Any, at: int) -> Any:
     while node is not None and node.start_byte == node.end_byte == at:
         node = node.next_sibling
     return node
+
+
+def _ends_at(block: Any, at: int, data: bytes) -> bool:
+    """Whether `at` is the end of a conditional block's `#endif` line, where a line break was typed (the edited
+    old tree stretched the block over it)."""
+    closing = _last_child(block)
+    return (
+        closing is not None
+        and closing.type == "#endif"
+        and at >= closing.start_byte
+        and data[at : at + 1] in (b"\n", b"\r")
+        and not data[closing.start_byte + len(b"#endif") : at].strip()
+    )
 
 
 def _erased_back(node: Any, at: int) -> Any:
