@@ -131,6 +131,14 @@ INCREMENTAL = IncrementalProfile(
             "using_declaration",
             "expression_statement",
             ";",
+            # what is left of a macro a line break cut short (`} while (0)`): top-level statements, as the grammar
+            # reads them in the file too
+            "compound_statement",
+            "if_statement",
+            "while_statement",
+            "do_statement",
+            "for_statement",
+            "return_statement",
         }
     ),
 )
