@@ -485,3 +485,30 @@ def test_edits_at_the_edges_of_conditional_blocks_are_analysed_alone(after: byte
     session.edit(at, at + len(typed), b"")  # erased again
     assert session.analyse(local_first=True).mode == "local"
     assert session.settle() is False
+
+
+@pytest.mark.parametrize(
+    ("after", "typed", "local"),
+    [
+        (b"#ifdef USE_ROCM", b"_BUILD", True),  # another condition: the block's findings, from its text alone
+        (b"#else", b" // CUDA", True),
+        (b"typedef int stream_id;\n#endif", b"x", False),  # `#endifx`: the block takes in what follows it
+    ],
+)
+def test_a_directive_edited_is_analysed_with_its_block_alone_unless_it_reshapes_the_file(
+    after: bytes, typed: bytes, local: bool
+) -> None:
+    engine = Engine(Settings(target="hip"))
+    session = engine.open(Path("blocks.cu"), BLOCKS.encode(), "c")
+    session.analyse()
+    at = session.data.index(after) + len(after)
+    session.edit(at, at, typed)
+    assert (session.analyse(local_first=True).mode == "local") == local
+    session.settle()
+    whole, _ = engine.check_data(session.data, "c", session.path)
+    assert sorted(map(_identity, session.findings)) == sorted(map(_identity, whole))
+    session.edit(at, at + len(typed), b"")
+    session.analyse(local_first=True)
+    session.settle()
+    whole, _ = engine.check_data(session.data, "c", session.path)
+    assert sorted(map(_identity, session.findings)) == sorted(map(_identity, whole))

@@ -71,6 +71,8 @@ _ITEMS_AT_ONCE = 8
 _LOCAL_SPAN = 65536
 # What ends a conditional block's declarations, on a line of its own.
 _CLOSERS = frozenset({"preproc_else", "preproc_elif", "preproc_elifdef", "#endif"})
+# Conditional blocks that stand alone (an `#else` does not: it belongs to its `#if`).
+_BLOCKS = frozenset({"preproc_if", "preproc_ifdef"})
 
 # (start, end, name, kind): kind "function" (a definition with a body), "field" (a struct field declared) or
 # "prototype". The first two make the name the user's own in the whole file; a prototype re-declares CUDA's.
@@ -116,6 +118,7 @@ class Session:
         # What a local analysis (analyse(local_first=True)) found from the edited function alone, until settle()
         # confirms it against the whole file re-parsed (current coordinates; an edit makes them dirty again).
         self.provisional: list[tuple[int, int]] = []
+        self._provisional_facts = False  # the facts were worked out in a local analysis: settle() checks them
 
     # ---- state ----------------------------------------------------------------------------------------------
     @property
@@ -425,6 +428,11 @@ class Session:
         if not self.current:
             return False  # edited since: the next analysis covers the function again (edit() made it dirty)
         self.dirty, self.provisional = self.provisional, []
+        if self._provisional_facts:
+            # compared with the whole file's, as after a directive edit, and worked out in a fresh context: what
+            # the finders keep per file (the conditional blocks' shape) was worked out from the local view
+            self.facts_changed = self.context_stale = True
+            self._provisional_facts = False
         before = self.store  # a whole-file analysis makes a new store: then compare the two (a file-level finding)
         outcome = self.analyse()
         if outcome.mode == "incremental":
@@ -445,12 +453,19 @@ class Session:
         self.facts_changed = False
         self.facts = fresh if fresh is not None else self._facts(self.tree) if self.tree is not None else None
 
-    def _facts(self, tree: Any) -> FileFacts | None:
+    def _facts(self, tree: Any, outside: Any | None = None) -> FileFacts | None:
+        """The analyzer's facts of the text; `outside`: the old tree, for the rest of the file when `tree` holds
+        only part of it (a local analysis)."""
         profile = self.profile
-        if profile is None or not profile.facts or self.context is None or self.language is None:
+        context = self.context
+        if profile is None or not profile.facts or context is None or self.language is None:
             return None
         analyzer = cast(FactFinder, self.engine.analyzer(self.language))
-        return analyzer.facts(self.data, tree, self.context)
+        context.file_root = outside.root_node if outside is not None else None
+        try:
+            return analyzer.facts(self.data, tree, context)
+        finally:
+            context.file_root = None
 
     def _moved_since_facts(self, offset: int) -> int:
         """An offset of the text the facts were worked out from, in the current text (an offset an edit replaced
@@ -529,17 +544,24 @@ class Session:
         """analyse(local_first=True): the edits since the last analysis, all in or between a few top-level
         declarations (IncrementalProfile.items) alone on their lines, analysed with their text parsed alone; None
         when they are not, or the text no longer parses as such declarations, and the whole file is re-parsed."""
-        if self.facts_changed or self.context_stale or self.context is None or not self.dirty:
+        if self.context_stale or self.context is None or not self.dirty:
             return None
         if profile.facts and (self.facts is None or len(self._fact_edits) >= _FACT_EDITS // 2):
             return None  # the facts would be worked out afresh, from the whole file's tree
+        if self.facts_changed and not profile.facts:
+            return None
         old_tree = self.tree
         assert old_tree is not None and self.language is not None
         analyzer = cast(SpanParser, self.engine.analyzer(self.language))
         data = self.data
         lo, hi = self.dirty[0][0], self.dirty[-1][1]
         for _ in range(3):
-            span = _items_at(old_tree.root_node, lo, hi, profile, data)
+            if self.facts_changed:
+                # a directive edited: only an #if block's own lines (its condition, #else, #endif), the block whole
+                block = _directive_block(old_tree.root_node, lo, hi, profile)
+                span = (block.start_byte, block.end_byte) if block is not None else None
+            else:
+                span = _items_at(old_tree.root_node, lo, hi, profile, data)
             if span is None or span[1] - span[0] > _LOCAL_SPAN:
                 return None
             start, end = span
@@ -560,6 +582,15 @@ class Session:
                 for r in old_tree.changed_ranges(tree)
                 if r.end_byte > start and r.start_byte < end
             ]
+            facts: FileFacts | None = None
+            if self.facts_changed:
+                # A directive edited: the file's facts from the span's tree and the old one for the rest, and
+                # what they say changed (which must lie in the span too).
+                facts = self._facts(tree, outside=old_tree)
+                change = self.facts.changes(facts, self._moved_since_facts) if self.facts is not None else None
+                if change is None or change.symbols:
+                    return None
+                changed += change.ranges
             windows, dropped = self._windows(
                 profile, tree, old_tree.root_node, [*self.dirty, *changed], clip=(start, end)
             )
@@ -572,6 +603,9 @@ class Session:
         if result is not None:
             self.provisional = [lines]
             self.dirty = []
+            if facts is not None:  # settle() checks them against the whole file's
+                self.facts, self._fact_edits, self.facts_changed = facts, [], False
+                self._provisional_facts = True
         return result
 
     def _windows(
@@ -818,6 +852,30 @@ def _items_at(root: Any, lo: int, hi: int, profile: IncrementalProfile, data: by
     return None
 
 
+def _directive_block(parent: Any, lo: int, hi: int, profile: IncrementalProfile) -> Any:
+    """The `#if`/`#ifdef` block (a child of `parent`) when [lo, hi] lies on one of the directive lines of it or of
+    a block inside it (a condition, an `#else`/`#elif`, an `#endif`), not in their declarations: the edit is about
+    the whole block."""
+    cursor = parent.walk()
+    if cursor.goto_first_child_for_byte(lo) is None:
+        return None
+    block = cursor.node
+    if block.type not in _BLOCKS or not (block.start_byte <= lo and hi <= block.end_byte):
+        return None
+    inner = block
+    while True:  # down through the branches (`#else` inside the `#if`) to the node the edit is in
+        cursor = inner.walk()
+        if cursor.goto_first_child_for_byte(lo) is None:
+            return block
+        child = cursor.node
+        if child.start_byte > lo or child.end_byte < hi:
+            return block  # between a directive's tokens, or across two children: on a directive line
+        if child.type in profile.transparent:
+            inner = child
+            continue
+        return block if child.type not in profile.items and child.type != "ERROR" else None
+
+
 def _block_holding(root: Any, lo: int, hi: int, profile: IncrementalProfile) -> Any:
     """The innermost conditional block (or the root) whose declarations hold [lo, hi] (its end counts: typing at
     the end of a branch's last line)."""
@@ -882,7 +940,11 @@ def _stands_alone(parts: list[Any], data: bytes, start: int, end: int, items: fr
         return not data[start:end].strip()
     if data[start : parts[0].start_byte].strip() or data[parts[-1].end_byte : end].strip():
         return False
-    return parts[0].type in items and parts[-1].type in items and all(p.type in items or p.is_error for p in parts)
+
+    def whole(part: Any) -> bool:  # a declaration, or a conditional block that parses without error
+        return part.type in items or (part.type in _BLOCKS and not part.has_error)
+
+    return whole(parts[0]) and whole(parts[-1]) and all(whole(p) or p.is_error for p in parts)
 
 
 def _innermost_scope(root: Any, lo: int, hi: int, profile: IncrementalProfile) -> Any:
