@@ -142,10 +142,7 @@ class Diagnostics:
         if not document.settled_differently:
             return
         document.settled_differently = False
-        if self.pull_mode:
-            self.client.refresh_diagnostics()
-        else:
-            self.publish(document)
+        self._send_again(document)
 
     def _schedule_idle_check(self, document: Document) -> None:
         delay = self.store.resolve(document).options.full_check_after_idle
@@ -167,6 +164,10 @@ class Diagnostics:
         log.info(
             logs.said(N_("the whole-file check of {uri} changed findings an incremental update had left"), uri=uri)
         )
+        self._send_again(document)
+
+    def _send_again(self, document: Document) -> None:
+        """Findings changed after the client got them, with no edit: published again, or the client asked to pull."""
         if self.pull_mode:
             self.client.refresh_diagnostics()
         else:
