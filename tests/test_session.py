@@ -310,21 +310,8 @@ def _listed_text(data: bytes, starts: list[int]) -> list[bytes]:
 
 
 # ---- local analyses: the edited declarations parsed alone, settled against the whole file -----------------------
-TWO_FUNCTIONS = """#include <cuda_runtime.h>
-
-__global__ void scale(float *x, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) x[i] *= 2.0f;
-}
-
-void run(float *x, int n) {
-  float *d = nullptr;
-  cudaMalloc(&d, n * sizeof(float));  /* a device copy */
-  cudaMemcpy(d, x, n * sizeof(float), cudaMemcpyHostToDevice);
-  scale<<<(n + 255) / 256, 256>>>(d, n);
-  cudaFree(d);
-}
-"""
+# Two functions, the second with a `/* ... */` comment: a `/*` typed in the first runs on to it in the file.
+TWO_FUNCTIONS = (DATA / "two_functions.cu").read_text(encoding="utf-8")
 
 
 TYPED_IN_CODE = [" cudaFree(q);", " x += 1;", " // 注释", " lane % 32", "x", " __syncthreads();", "\n"]

@@ -211,21 +211,6 @@ async def test_inventory_files_and_notebook_cells(lsp: Launcher, profile: str, t
 
 
 # ---- local analyses (cudaport.session): the edited function re-parsed alone, then the whole file ----------------
-TWO_FUNCTIONS = """#include <cuda_runtime.h>
-
-__global__ void scale(float *x, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) x[i] *= 2.0f;
-}
-
-void run(float *x, int n) {
-  float *d = nullptr;
-  cudaMalloc(&d, n * sizeof(float));  /* a device copy */
-  cudaMemcpy(d, x, n * sizeof(float), cudaMemcpyHostToDevice);
-  scale<<<(n + 255) / 256, 256>>>(d, n);
-  cudaFree(d);
-}
-"""
 
 
 def _codes(diagnostics: list[types.Diagnostic], text: str, needle: str) -> bool:
@@ -240,13 +225,12 @@ async def test_a_push_client_gets_settled_diagnostics_sent_again_only_when_they_
     """A function's edit is analysed with the function re-parsed alone; a `/*` typed there runs on, in the file, to
     the `*/` of the next function and hides its first call: the whole file's parse finds that out right after,
     and the diagnostics of the same version are published again, as the CLI has them."""
-    path = tmp_path / "two.cu"
-    path.write_text(TWO_FUNCTIONS, encoding="utf-8")
+    path = copy_data("two_functions.cu", tmp_path)
     session = await lsp.start("visual_studio_code", options={"debounce": 0, "fullCheckAfterIdle": 0})
     uri = session.open(path)
     await session.diagnostics(uri)
     client = session.client
-    start = position_of(TWO_FUNCTIONS, "  cudaFree(d);", session.encoding)
+    start = position_of(session.texts[uri], "  cudaFree(d);", session.encoding)
     session.edit(uri, start, start, "  cudaDeviceSynchronize();\n")
     diagnostics = await session.diagnostics(uri)
     assert _codes(diagnostics, session.texts[uri], "cudaDeviceSynchronize")
@@ -270,15 +254,14 @@ async def test_a_push_client_gets_settled_diagnostics_sent_again_only_when_they_
 async def test_a_pull_client_that_can_be_asked_is_asked_to_pull_the_settled_diagnostics(
     lsp: Launcher, tmp_path: Path
 ) -> None:
-    path = tmp_path / "two.cu"
-    path.write_text(TWO_FUNCTIONS, encoding="utf-8")
+    path = copy_data("two_functions.cu", tmp_path)
     capabilities = client_capabilities("neovim")
     capabilities.workspace = capabilities.workspace or types.WorkspaceClientCapabilities()
     capabilities.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
     session = await lsp.start("neovim", options={"fullCheckAfterIdle": 0}, capabilities=capabilities)
     uri = session.open(path)
     await session.diagnostics(uri)
-    start = position_of(TWO_FUNCTIONS, "if (i < n)", session.encoding)
+    start = position_of(session.texts[uri], "if (i < n)", session.encoding)
     session.edit(uri, start, start, "/* ")
     provisional = await session.diagnostics(uri)
     assert _codes(provisional, session.texts[uri], "cudaMalloc")
