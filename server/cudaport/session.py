@@ -376,11 +376,11 @@ class Session:
     def analyse(self, whole_file: bool = False, incremental: bool = True, local_first: bool = False) -> Outcome:
         """Make `findings` describe the current text; `incremental=False` parses and analyses it whole.
 
-        `local_first`: when the edits since the last analysis lie inside one function, re-parse that function's
-        text alone and analyse it (Outcome "local"), leaving the whole file's re-parse to `settle()`. Tree-sitter
-        re-parses a file in time that grows with its number of top-level declarations (2 ms for 2,500 on a fast
-        machine) however small the edit; a function parses alone in tens of microseconds, and the same as in its
-        file. An editor shows the findings at once and settles right after."""
+        `local_first`: when the edits since the last analysis lie in or between a few declarations (cudaport.spans),
+        re-parse their text alone and analyse it (Outcome "local"), leaving the whole file's re-parse to `settle()`.
+        Tree-sitter re-parses a file in time that grows with its number of top-level declarations (2 ms for 2,500
+        on a fast machine) however small the edit; a function parses alone in tens of microseconds, and the same as
+        in its file. An editor shows the findings at once and settles right after."""
         began = time.perf_counter()
         if self.current and not whole_file:
             return Outcome("current", changed=False)
@@ -413,9 +413,10 @@ class Session:
         return not self.provisional
 
     def settle(self) -> bool:
-        """Confirm a local analysis: re-parse the whole file and analyse the function again with its tree.
-        Whether that changed the findings (rarely: the function parsed differently in its file, or an edit in it
-        changed the syntax after it, like an unclosed `/*`)."""
+        """Confirm a local analysis: re-parse the whole file and analyse the span again with its tree (and, after a
+        directive edit, compare the facts with the whole file's). Whether that changed the findings (rarely: the
+        span parsed differently in its file, as half-typed code can, or an edit in it changed the syntax after it,
+        like an unclosed `/*`)."""
         if not self.provisional:
             return False
         if not self.current:
@@ -616,12 +617,7 @@ class Session:
         root = tree.root_node
         widened = [_widen(root, old_root, lo, hi, profile) for lo, hi in ranges]
         if clip is not None:
-            first, last = clip[0], max(clip[0], clip[1] - 1)
-            clipped = [
-                (min(max(lo, first), last), max(min(hi, clip[1]), min(max(lo, first), last))) for lo, hi in widened
-            ]
-            # a range that ends with a line's `\n` needs that line, not the next (an #endif line the tree lacks)
-            widened = [(lo, hi - 1 if hi > lo and data[hi - 1 : hi] == b"\n" else hi) for lo, hi in clipped]
+            widened = [_clipped(data, lo, hi, clip) for lo, hi in widened]
         windows = search_windows(data, widened)
         for _ in range(4):
             # A finding analysed again must be found again in full (its trigger may lie at its end: `tid & 31`),
@@ -798,6 +794,15 @@ def _widen_point(root: Any, old_root: Any, lo: int, profile: IncrementalProfile)
     if chosen.type in profile.containers or chosen.parent is None:
         return extra
     return min(extra[0], chosen.start_byte), max(extra[1], chosen.end_byte)
+
+
+def _clipped(data: bytes, lo: int, hi: int, clip: tuple[int, int]) -> tuple[int, int]:
+    """[lo, hi) kept inside `clip`; a range that ends with a line's `\n` needs that line, not the next (the `#endif`
+    line after a span, which its tree lacks)."""
+    start, end = clip
+    lo = min(max(lo, start), max(start, end - 1))
+    hi = max(min(hi, end), lo)
+    return lo, hi - 1 if hi > lo and data[hi - 1 : hi] == b"\n" else hi
 
 
 def _innermost_scope(root: Any, lo: int, hi: int, profile: IncrementalProfile) -> Any:
