@@ -10,12 +10,12 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import dualstack
+from . import consistency, dualstack, fixplan
 from .analyzers.base import Analyzer, BadInput, FileContext, search_windows
 from .config import Settings
 from .files import SourcePath, file_kind, language_for
 from .i18n import N_, t
-from .models import CompatEntry, Edit, Finding, Fix, FixStyle
+from .models import CompatEntry, Difficulty, Edit, Finding, Fix, FixStyle
 from .presence import Presence
 from .project import ProjectIndex
 from .ruleset import RuleSet, load_ruleset
@@ -26,8 +26,13 @@ if TYPE_CHECKING:
     from . import comments
     from .session import Session
 
-MAX_FIX_PASSES = 4
+# Rounds of withholding the fixes whose result fails a check (each round drops the fixes at fault and judges the
+# rest again); a buffer that still fails after them gets none of its fixes.
+MAX_JUDGE_ROUNDS = 4
 NOT_READ_THERE = N_("a comment there would not be read as one")
+OVERLAPS = N_("its rewrite overlaps another rewrite on the same code")
+NOT_JUDGED = N_("the rewrites of this file together do not leave it consistent")
+WITHHELD = N_("{message}; not rewritten automatically: {reason}")
 
 
 @dataclass
@@ -172,9 +177,102 @@ class Engine:
             suppressions = find_suppressions(data, root, above, windows, has)
             if suppressions:
                 kept = _unsuppressed(kept, suppressions, data)
+        if tree is not None and language is not None and kept:
+            # a ranged analysis judges the fixes it found: C's verdicts depend only on the statement rewritten
+            self._judge(kept, data, tree, language)
         for finding in kept:
             finding.severity = settings.severity_for(finding.rule, finding.difficulty)
         return kept
+
+    # ---- judging fixes whole ---------------------------------------------------------------------------------
+    def _judge(self, findings: list[Finding], data: bytes, tree: Any, language: str) -> None:
+        """Withhold the fixes whose result, all applied together as `fix` applies them, is not the same program
+        (cudaport.consistency), predicted from the text before where it can be: what `check` counts as fixable is
+        then what `fix` applies. Also the fixes that overlap another's without lying inside it."""
+        styles = [FixStyle.RENAME] if self.settings.fix_style is FixStyle.RENAME else [FixStyle.DUAL_STACK]
+        for style in styles:
+            if not any(fixplan.chosen(f, style, False) is not None for f in findings):
+                continue
+            for _ in range(MAX_JUDGE_ROUNDS):
+                selection = fixplan.select(findings, style=style)
+                for finding in selection.conflicts:
+                    self.withhold(finding, style, t(OVERLAPS))
+                if not selection.edits:
+                    break
+                verdict = self.judge_edits(data, tree, language, selection.edits)
+                if not verdict.problems:
+                    break
+                for finding, reason in self._at_fault(verdict.problems, selection, data, tree, language, style):
+                    self.withhold(finding, style, reason)
+            else:
+                for finding in fixplan.select(findings, style=style).applied:
+                    self.withhold(finding, style, t(NOT_JUDGED))
+
+    def judge_edits(
+        self,
+        data: bytes,
+        tree: Any,
+        language: str,
+        edits: Sequence[Edit],
+        after: bytes | None = None,
+        after_tree: Any | None = None,
+    ) -> consistency.Verdict:
+        """Whether the text `edits` make of `data` is still the same program (see cudaport.consistency)."""
+        analyzer = self.analyzer(language)
+        reader = getattr(analyzer, "names", None)
+        return consistency.judge(reader, analyzer.parse, data, tree, edits, after, after_tree)
+
+    def judge_fix(self, data: bytes, tree: Any, language: str, fix: Fix) -> str | None:
+        """Why applying `fix` alone (a quick fix) would not leave the same program, or None."""
+        if not fix.edits:
+            return None
+        problems = self.judge_edits(data, tree, language, fix.edits).problems
+        return problems[0].reason if problems else None
+
+    def _at_fault(
+        self,
+        problems: list[consistency.Problem],
+        selection: fixplan.Selection,
+        data: bytes,
+        tree: Any,
+        language: str,
+        style: FixStyle,
+    ) -> list[tuple[Finding, str]]:
+        """The applied fixes that caused each problem: those whose edits touch its names, or, for a syntax error or
+        a finding the result gained, those whose text the result holds there; all of them when none can be told."""
+        analyzer = self.analyzer(language)
+        reader = getattr(analyzer, "names", None)
+        spans = dict(zip(selection.edits, fixplan.after_spans(selection.edits), strict=True))
+        out: dict[int, tuple[Finding, str]] = {}
+        for problem in problems:
+            found = []
+            for finding in selection.applied:
+                fix = fixplan.chosen(finding, style, True)
+                edits = fix.edits if fix is not None else ()
+                if problem.words and reader is not None:
+                    touched = reader.affected(data, tree.root_node, list(edits))
+                    if problem.words & (touched.words | touched.strings):
+                        found.append(finding)
+                elif problem.span is not None:
+                    lo, hi = problem.span
+                    if any(e in spans and spans[e][0] <= hi and lo <= spans[e][1] for e in edits):
+                        found.append(finding)
+            for finding in found or selection.applied:
+                out.setdefault(id(finding), (finding, problem.reason))
+        return list(out.values())
+
+    def withhold(self, finding: Finding, style: FixStyle, reason: str) -> None:
+        """The finding keeps no fix of `style`: a person makes the change, for the reason given."""
+        if style is FixStyle.DUAL_STACK:
+            finding.dual = None
+        else:
+            if finding.dual is finding.fix:  # the same edit serves both styles (a cast both compilers accept)
+                finding.dual = None
+            finding.fix = None  # the counterpart (`replacement`) stays what it is: only the rewrite is withheld
+        if style is self.settings.fix_style:
+            finding.difficulty = max(finding.difficulty, Difficulty.MANUAL)
+            finding.message = t(WITHHELD, message=finding.message, reason=reason)
+            finding.data = {**finding.data, "withheld": reason}
 
     def rate_across_targets(
         self,
@@ -264,35 +362,53 @@ class Engine:
     ) -> FixPlan:
         """The fixed buffer and, for a dual-stack fix, what the portability header and helper module must add.
 
+        The fixes `check` offers are applied together, in one pass (see fixplan), and the result is checked whole:
+        it must be the same program (cudaport.consistency, on the parsed result) and its findings must be those
+        before less the fixed ones, none new and none harder. A fix that fails is withheld (its finding becomes
+        `manual`, saying why) and the rest is applied again; `withheld` lists them, as `check` had not.
+
         A dual-stack fix that only needs a line in the portability header (`#define cudaFree hipFree`) edits
         nothing here: its finding counts as fixed once the header has its entry, so it is not among `remaining`."""
         style = style or self.settings.fix_style
-        applied = 0
+        findings, tree = self.check_data(data, language, path)
+        withheld: list[Finding] = []
+        new_data, remaining = data, findings
+        selection = fixplan.Selection()
+        for _ in range(MAX_JUDGE_ROUNDS + 1):
+            selection = fixplan.select(findings, unsafe, style)
+            if not selection.edits:
+                new_data, remaining = data, [f for f in findings if f not in selection.subsumed]
+                break
+            new_data = apply_edits(data, selection.edits)
+            remaining, new_tree = self.check_data(new_data, language, path)
+            problems = self.judge_edits(data, tree, language, selection.edits, new_data, new_tree).problems
+            problems += _unexpected(findings, selection, remaining)
+            if not problems:
+                break
+            for finding, reason in self._at_fault(problems, selection, data, tree, language, style):
+                self.withhold(finding, style, reason)
+                withheld.append(finding)
+        else:  # still not the same program: nothing is applied
+            for finding in selection.applied:
+                self.withhold(finding, style, t(NOT_JUDGED))
+                withheld.append(finding)
+            selection, new_data, remaining = fixplan.Selection(), data, findings
         compat: dict[CompatEntry, None] = {}  # in the order found, each once
-        findings, _ = self.check_data(data, language, path)
-        for _ in range(MAX_FIX_PASSES):
-            for finding in findings:
-                fix = _chosen(finding, style, unsafe)
-                if fix is not None:
-                    compat.update(dict.fromkeys(fix.compat))
-            edits = fix_edits(findings, unsafe, style)
-            if not edits:
-                break
-            new_data = apply_edits(data, edits)
-            if new_data == data:
-                break
-            applied += len({(e.start, e.end) for e in edits})
-            data = new_data
-            findings, _ = self.check_data(data, language, path)
-        remaining = findings
+        for finding in selection.fixed:
+            fix = fixplan.chosen(finding, style, unsafe)
+            if fix is not None:
+                compat.update(dict.fromkeys(fix.compat))
+        applied = len(selection.fixed)
         if style is FixStyle.DUAL_STACK:
-            by_header = [f for f in findings if (fix := _chosen(f, style, unsafe)) is not None and not fix.edits]
+            by_header = [
+                f for f in remaining if (fix := fixplan.chosen(f, style, unsafe)) is not None and not fix.edits
+            ]
             for finding in by_header:
                 compat.update(dict.fromkeys(finding.dual.compat if finding.dual is not None else ()))
             applied += len(by_header)
             fixed = {id(f) for f in by_header}
-            remaining = [f for f in findings if id(f) not in fixed]
-        return FixPlan(data, applied, remaining, list(compat))
+            remaining = [f for f in remaining if id(f) not in fixed]
+        return FixPlan(new_data, applied, remaining, list(compat), withheld)
 
     def add_ignores(self, data: bytes, language: str, path: Path | None, findings: list[Finding]) -> IgnoreResult:
         """`cudaport: ignore[CODE]` for each of `findings`, one directive per line in the file's comment syntax
@@ -356,43 +472,59 @@ class FixPlan:
     portability header or helper module must provide (dual-stack fixes only)."""
 
     data: bytes
-    applied: int
+    applied: int  # findings fixed
     remaining: list[Finding]
     compat: list[CompatEntry]
+    withheld: list[Finding] = field(default_factory=list)  # fixes `check` offered that failed on the result
 
 
-def _chosen(finding: Finding, style: FixStyle, unsafe: bool) -> Fix | None:
-    fix = finding.fix_for(style)
-    return fix if fix is not None and (fix.is_safe or unsafe) else None
-
-
-def fix_edits(findings: list[Finding], unsafe: bool = False, style: FixStyle = FixStyle.RENAME) -> list[Edit]:
-    """Non-overlapping edits of the applicable fixes of `style`, earliest first. A fix whose edits overlap edits
-    already taken is skipped whole (the next pass picks it up); an edit identical to one taken (the same import
-    inserted by several fixes, say) is shared, not a conflict."""
-    taken: dict[Edit, None] = {}
-    spans: list[tuple[int, int]] = []  # sorted (start, end) of the taken edits
-    for finding in sorted(findings, key=Finding.sort_key):
-        fix = _chosen(finding, style, unsafe)
-        if fix is None:
+def _unexpected(
+    findings: list[Finding], selection: fixplan.Selection, remaining: list[Finding]
+) -> list[consistency.Problem]:
+    """The findings the result gains, or has harder, in the text the fixes wrote: an argument a rewrite writes
+    twice with an unported name in it, say. Each rewrite's text is compared with what it replaced (the findings
+    there that no fix ports, which a rewrite may move: a call's arguments change places). A portable one is no
+    work left (the target's own name a rewrite writes)."""
+    edits = [e for e in selection.edits if e.text]
+    if not edits:
+        return []
+    fixed = {id(f) for f in selection.fixed}
+    reviewed = {id(f) for f in findings if f.fix is not None and not f.fix.is_safe}  # a person checks their result
+    before = sorted(findings, key=lambda f: f.start)
+    starts = [f.start for f in before]
+    # where the findings no fix ports land: one placed by the whole file (CP1032 at the first runtime call)
+    # stays where it was and names the call's new spelling
+    moved = fixplan.moved_all(starts, selection.edits)
+    placed: dict[tuple[str, int], Difficulty] = {}
+    for finding, landed in zip(before, moved, strict=True):
+        if id(finding) not in fixed or id(finding) in reviewed:
+            key = (finding.rule, landed)
+            placed[key] = max(placed.get(key, Difficulty.PORTABLE), finding.difficulty)
+    after = sorted(remaining, key=lambda f: f.start)
+    after_starts = [f.start for f in after]
+    problems = []
+    for edit, (lo, hi) in zip(edits, fixplan.after_spans(edits), strict=True):
+        written = after[bisect.bisect_left(after_starts, lo) : bisect.bisect_left(after_starts, hi)]
+        written = [f for f in written if f.difficulty is not Difficulty.PORTABLE]
+        if not written:
             continue
-        new = [edit for edit in fix.edits if edit not in taken]
-        if any(_overlaps(edit, spans) for edit in new):
-            continue
-        for edit in new:
-            taken[edit] = None
-            bisect.insort(spans, (edit.start, edit.end))
-    return list(taken)
-
-
-def _overlaps(edit: Edit, spans: list[tuple[int, int]]) -> bool:
-    index = bisect.bisect_left(spans, (edit.start, -1))
-    for start, end in spans[max(0, index - 1) : index + 2]:
-        if edit.start < end and start < edit.end:
-            return True
-        if edit.start == edit.end == start == end:  # two different insertions at one point
-            return True
-    return False
+        was: dict[tuple[str, str], list[Difficulty]] = {}
+        for finding in before[bisect.bisect_left(starts, edit.start) : bisect.bisect_left(starts, edit.end)]:
+            if id(finding) not in fixed or id(finding) in reviewed:
+                was.setdefault((finding.rule, finding.symbol), []).append(finding.difficulty)
+        for finding in written:
+            if placed.get((finding.rule, finding.start), Difficulty.PORTABLE) >= finding.difficulty:
+                continue
+            earlier = was.get((finding.rule, finding.symbol))
+            if not earlier:
+                reason = t("the rewrite would write {name} again, which needs a person", name=f"`{finding.symbol}`")
+            elif finding.difficulty > max(earlier):
+                reason = t("the result would make a finding harder: {message}", message=finding.message)
+            else:
+                earlier.remove(max(earlier))
+                continue
+            problems.append(consistency.Problem(reason, frozenset(), (finding.start, finding.end)))
+    return problems
 
 
 def _unsuppressed(findings: list[Finding], suppressions: Suppressions, data: bytes) -> list[Finding]:

@@ -142,6 +142,7 @@ class FindingData(TypedDict, total=False):
     reviewed: str  # "left": the Python review kept it as it is (a device table, a CUDA-only probe)
     held: str  # "1": a portability header mapping the name does not make this use build (a call that fits no
     # template of its counterpart, an overload the target merges): it stays for a person whatever maps it
+    withheld: str  # why its rewrite is not offered: the result would not be the same program (cudaport.consistency)
     cell: str  # a notebook finding: the cell it is in (1-based, as Jupyter counts) ...
     cell_line: str  # ... and its line there (1-based)
 

@@ -76,6 +76,12 @@ class CallRewrite:
     shape: str = ""  # the target's signature, for a person rewriting the call by hand
 
     @property
+    def repeated(self) -> frozenset[int]:
+        """The arguments (1-based) the template writes more than once (`aclrtMemcpy`'s size)."""
+        indexes = [int(index) for _, index, _, _ in _PLACEHOLDER.findall(self.template)]
+        return frozenset(i for i in indexes if indexes.count(i) > 1)
+
+    @property
     def callee(self) -> str:
         return self.template.split("(", 1)[0].strip()
 

@@ -24,6 +24,7 @@ from ..source import apply_edits
 from . import clangdiff, kernels, pointers, vectorops, warp
 from .base import FactChanges, FileContext, IncrementalProfile, whole_words
 from .calls import CallRewrite, CallSite, as_macros, load_call_rewrites
+from .cnames import CNames
 from .cscan import Scan
 from .preproc import GuardIndex, at_line_start, guard_shape, include_macro, shim_definitions
 from .tsutil import (
@@ -178,6 +179,7 @@ class CFamilyAnalyzer:
     def __init__(self, ruleset: RuleSet) -> None:
         self.ruleset = ruleset
         self.parser = Parser(CUDA_LANGUAGE)
+        self.names = CNames(Parser(CUDA_LANGUAGE))  # what a fix's names mean to the file (cudaport.consistency)
         self._symbol_words = frozenset(name.encode() for name in ruleset.symbols)
         # `thrust::cuda` rows match the last component where the enclosing scopes spell the rest
         self._qualified: dict[str, list[Symbol]] = {}
@@ -306,6 +308,11 @@ class CFamilyAnalyzer:
             hits.append((start, end, name, node, in_macro))
         if scan.ranges is not None and hits:
             user_defined |= self._declared_elsewhere(scan, {name for _, _, name, _, _ in hits} - user_defined)
+        # A name only the rule data's prefixes match (`nvmlCheck`) that the project defines as a macro, here or in
+        # its own headers, is the project's wrapper: the CUDA calls it wraps are the findings, not the wrapper.
+        guessed = {name for _, _, name, _, _ in hits if name.encode() not in self._symbol_words} - user_defined
+        if guessed:
+            user_defined |= guessed & (_macros_defined(scan.data, guessed) | scan.context.project_macros())
         for start, end, name, node, in_macro in hits:
             if name in user_defined:
                 continue
@@ -620,6 +627,19 @@ class CFamilyAnalyzer:
             call = by_edit.get((site.start, site.end, site.text))
             if call is None or call.fix is None:
                 continue
+            stuck = self._stuck_in_repeated(site, by_start, starts)
+            if stuck is not None:
+                call.fix = None
+                call.difficulty = max(call.difficulty, Difficulty.MANUAL)
+                call.message = t(
+                    "{message}; the rewrite writes `{argument}` twice, and `{name}` in it needs a person first",
+                    message=call.message,
+                    argument=stuck[0],
+                    name=stuck[1],
+                )
+                inside = [f for f in findings if f.fix is not None or f.dual is not None]
+                _leave_calls_whole([(site.start, site.end, call.symbol)], inside)
+                continue
             written = [
                 self._ported_argument(scan, by_start, starts, lo, hi, spelled)
                 for (lo, hi), spelled in zip(site.arguments, site.spelled, strict=True)
@@ -631,6 +651,20 @@ class CFamilyAnalyzer:
                 continue
             applicability = call.fix.applicability
             call.fix = Fix(site.rewrite.title(rendered), (Edit(site.start, site.end, rendered),), applicability)
+
+    @staticmethod
+    def _stuck_in_repeated(site: CallSite, by_start: list[Finding], starts: list[int]) -> tuple[str, str] | None:
+        """An argument the template writes twice with a finding in it that no safe fix ports: the rewrite would
+        make a second copy of work left for a person. (argument, name), or None."""
+        for index in site.rewrite.repeated:
+            if index > len(site.arguments):
+                continue
+            lo, hi = site.arguments[index - 1]
+            for finding in by_start[bisect.bisect_left(starts, lo) : bisect.bisect_left(starts, hi)]:
+                unported = finding.fix is None or not finding.fix.is_safe
+                if unported and finding.difficulty > Difficulty.PORTABLE:
+                    return " ".join(site.spelled[index - 1].split()), finding.symbol
+        return None
 
     def _ported_argument(
         self, scan: Scan, by_start: list[Finding], starts: list[int], lo: int, hi: int, spelled: str
@@ -1386,6 +1420,17 @@ def _parameters_spelled(scan: Scan, function: str, index: int, spelled: str) -> 
         for start, end, _ in _occurrences(scan.data, {word}, [(0, len(scan.data))])
         if _parameter_slot(scan, scan.node_anywhere(start, end)) == (function, index)
     ]
+
+
+def _macros_defined(data: bytes, names: set[str]) -> set[str]:
+    """The names among `names` that a `#define` of the buffer defines."""
+    out = set()
+    for name in names:
+        for match in re.finditer(rb"#[ \t]*define[ \t]+" + re.escape(name.encode()) + rb"\b", data):
+            if at_line_start(data, match.start()):
+                out.add(name)
+                break
+    return out
 
 
 def _leave_calls_whole(calls: list[tuple[int, int, str]], findings: list[Finding]) -> None:

@@ -125,7 +125,7 @@ class Reviewer:
                 self._optional_import(finding, node)
             if finding.difficulty == Difficulty.PORTABLE:
                 continue
-            where = self._names_target(node)
+            where = self._names_target(node) or self._twin(node, findings)
             if where is not None:
                 _leave(finding, Difficulty.PORTABLE, where)
                 continue
@@ -297,6 +297,66 @@ class Reviewer:
             if not inside and condition is not None and self._names(condition):
                 return True
         return False
+
+    def _twin(self, node: Node, findings: list[Finding]) -> str | None:
+        """The statement beside this one already does for the target what this one does for CUDA: it names the
+        target in the user's own words where this one names CUDA (`self.is_npu = ...` beside `self.is_cuda = ...`),
+        or this one, rewritten, would be a copy of it."""
+        statement = _statement_of(node)
+        if statement is None:
+            return None
+        neighbours = [n for n in (_sibling(statement, -1), _sibling(statement, 1)) if n is not None]
+        if not neighbours:
+            return None
+        own_cuda = self._names_cuda_strongly(statement)
+        rewritten: bytes | None = None
+        for neighbour in neighbours:
+            if own_cuda and self._names_strongly(neighbour):
+                return self._beside(neighbour)
+            if rewritten is None:
+                rewritten = self._rewritten(statement, findings)
+            if rewritten is not None and _spaceless(rewritten) == _spaceless(
+                self.data[neighbour.start_byte : neighbour.end_byte]
+            ):
+                return self._beside(neighbour)
+        return None
+
+    def _beside(self, neighbour: Node) -> str:
+        line = self.data.count(b"\n", 0, neighbour.start_byte) + 1
+        return t(
+            "the statement beside it (line {line}) already does this for {platform}, so it runs there",
+            line=line,
+            platform=self.platform,
+        )
+
+    def _names_cuda_strongly(self, node: Node) -> bool:
+        """An identifier of the user's says CUDA (`is_cuda`, `use_cuda`, `CUDA_OK`), not CUDA's own `cuda` module."""
+        code = _STRING.sub(b"", self.data[node.start_byte : node.end_byte])
+        return any(i.lower() != b"cuda" and b"cuda" in words_of(i) for i in _IDENTIFIER.findall(code))
+
+    def _rewritten(self, statement: Node, findings: list[Finding]) -> bytes | None:
+        """The statement's text with the safe fixes of the findings in it applied (None: none has one)."""
+        lo, hi = statement.start_byte, statement.end_byte
+        edits = sorted(
+            {
+                e
+                for f in findings
+                if f.fix is not None and f.fix.is_safe and lo <= f.start < hi
+                for e in f.fix.edits
+                if lo <= e.start and e.end <= hi
+            },
+            key=lambda e: (e.start, e.end),
+        )
+        if not edits:
+            return None
+        out, position = [], lo
+        for edit in edits:
+            if edit.start < position:
+                return None
+            out += [self.data[position : edit.start], edit.text.encode()]
+            position = edit.end
+        out.append(self.data[position:hi])
+        return b"".join(out)
 
     def _device_string(self, node: Node) -> str:
         return _key_type(string_value(node)) if node.type == "string" else ""
@@ -472,6 +532,34 @@ class Reviewer:
                         name=blocking,
                     ),
                 )
+
+
+_SIMPLE_STATEMENTS = frozenset({"expression_statement", "return_statement", "assert_statement"})
+_SPACES = re.compile(rb"\s+")
+
+
+def _statement_of(node: Node) -> Node | None:
+    """The simple statement `node` is in, if it stands directly in a block or the module."""
+    current: Node | None = node
+    while current is not None and current.type not in _SIMPLE_STATEMENTS:
+        if current.type in ("block", "module", "function_definition", "class_definition"):
+            return None
+        current = current.parent
+    if current is None or current.parent is None or current.parent.type not in ("block", "module"):
+        return None
+    return current
+
+
+def _sibling(statement: Node, step: int) -> Node | None:
+    """The statement before (-1) or after (1) `statement` in its block, comments passed over."""
+    current = statement.prev_named_sibling if step < 0 else statement.next_named_sibling
+    while current is not None and current.type == "comment":
+        current = current.prev_named_sibling if step < 0 else current.next_named_sibling
+    return current if current is not None and current.type in _SIMPLE_STATEMENTS else None
+
+
+def _spaceless(code: bytes) -> bytes:
+    return _SPACES.sub(b"", code)
 
 
 def _leave(finding: Finding, difficulty: Difficulty, why: str) -> None:

@@ -27,6 +27,7 @@ from ..models import Applicability, Difficulty, Edit, Finding, FindingData, Fix
 from ..ruleset import RuleSet, Symbol, TargetMapping
 from . import pybuild, pystrings, pywindows
 from .base import FileContext, IncrementalProfile
+from .names import Affected, Role
 from .pydual import DualTable, add_dual_fixes
 from .pyimports import (
     IDENTIFIER_BYTES,
@@ -47,6 +48,7 @@ from .pyknow import (
     TargetFacts,
     load_python_knowledge,
 )
+from .pynames import PythonNames
 from .pyported import Reviewer, load_ported_knowledge
 from .tsutil import reparse, text
 
@@ -117,6 +119,7 @@ class _File:
     alias_uses: dict[str, list[Finding]] = field(default_factory=dict)  # local name -> findings of its uses
     insertion: Edit | None = None
     insertion_known: bool = False
+    own_attributes: dict[str, int] = field(default_factory=dict)  # name -> where the file defines it (-1: nowhere)
 
     @property
     def target(self) -> str:
@@ -145,6 +148,7 @@ class PythonAnalyzer:
     def __init__(self, ruleset: RuleSet) -> None:
         self.ruleset = ruleset
         self.parser = Parser(PYTHON_LANGUAGE)
+        self.names = PythonNames()  # what a fix's names mean to the file (cudaport.consistency)
         self.know: PythonKnowledge = load_python_knowledge(ruleset)
         self.ported = load_ported_knowledge(ruleset.tables.get("python") or {}, self.know.device.tables)
         self._vocabularies: dict[str, tuple[frozenset[bytes], frozenset[str]]] = {}
@@ -615,6 +619,10 @@ class PythonAnalyzer:
         called = call is not None and call.type == "call" and call.child_by_field_name("function") == attribute
         method = self.know.methods.get(name)
         if method is not None and method.called == called:
+            defined = _own_attribute(file, name)
+            if defined is not None:
+                self._own_method(file, node, attribute, name, defined)
+                return
             counterpart = method.counterparts.get(file.target)
             suffix = "()" if called else ""
             targets = {
@@ -633,6 +641,33 @@ class PythonAnalyzer:
             return
         if file.target in self.know.unsupported_targets and called and name in self.know.unsupported_methods:
             file.add(self._unsupported(f"Tensor.{name}", node, file.target))
+
+    def _own_method(self, file: _File, node: Node, attribute: Node, name: str, defined: int) -> None:
+        """`.is_cuda` where the file defines an attribute or method of that name itself (`self.is_cuda = ...`): on
+        `self` it is the program's own name, no CUDA dependency; on another object it may be either, so a person
+        tells (a rename would have to follow every read and write of the program's attribute)."""
+        receiver = attribute.child_by_field_name("object")
+        if receiver is not None and receiver.type == "identifier" and text(receiver) in ("self", "cls"):
+            return
+        line = file.data.count(b"\n", 0, defined) + 1
+        symbol = Symbol(f".{name}", "method", self.know.methods[name].rule, "torch", {})
+        message = t(
+            "`.{name}` is also a method or attribute this file defines (line {line}): if this one is a tensor's or "
+            "a module's, change it by hand; a rewrite would rename the program's own too",
+            name=name,
+            line=line,
+        )
+        file.add(
+            Finding(
+                symbol.rule,
+                node.start_byte,
+                node.end_byte,
+                Difficulty.MANUAL,
+                message,
+                symbol.name,
+                data={"kind": "method"},
+            )
+        )
 
     def _unsupported(self, name: str, node: Node, target: str) -> Finding:
         advice = self.know.unsupported_advice.get(name) or self.know.unsupported_advice.get(f"torch.{name}", "")
@@ -815,6 +850,24 @@ class PythonAnalyzer:
             fix,
             data=data,
         )
+
+
+_NAMES = PythonNames()
+
+
+def _own_attribute(file: _File, name: str) -> int | None:
+    """Where the file defines an attribute or method `name` itself (`self.name = ...`, `obj.name = ...`, a `def` or
+    an assignment in a class body), worked out once per name and file; None: it only reads one."""
+    known = file.own_attributes.get(name)
+    if known is None:
+        affected = Affected(frozenset({name}), frozenset())
+        definitions = [
+            o.start
+            for o in _NAMES.occurrences(file.data, file.root, affected)
+            if o.namespace in ("attr", "member") and o.role & Role.DEFINES
+        ]
+        known = file.own_attributes[name] = min(definitions) if definitions else -1
+    return known if known >= 0 else None
 
 
 def _hold_shared_imports(file: _File) -> None:
