@@ -112,6 +112,12 @@ def _selection_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--exclude", help=t("comma-separated globs replacing the default excludes"))
     group.add_argument("--extend-exclude", help=t("comma-separated globs to exclude on top of the configuration"))
     group.add_argument(
+        "--respect-gitignore",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help=t("leave out the files .gitignore, .ignore and .git/info/exclude ignore (default: on)"),
+    )
+    group.add_argument(
         "--extra-rules",
         action="append",
         default=[],
@@ -395,6 +401,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         value = _split(getattr(args, attr, None))
         if value is not None:
             overrides[key] = value
+    if getattr(args, "respect_gitignore", None) is not None:
+        overrides["respect-gitignore"] = args.respect_gitignore
     if args.extra_rules:
         overrides["extra-rules"] = [str(Path(p).resolve()) for p in args.extra_rules]
     if getattr(args, "fail_on", None) and args.fail_on != "never":
@@ -406,8 +414,20 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         raise ConfigError(t("{path}: configuration file not found", path=args.config))
     settings = load_settings(start=start if start.exists() else Path.cwd(), config=args.config, overrides=overrides)
     use_language(args, settings)
+    for warning in settings.warnings:
+        _warn(warning)
     load_ruleset(settings.extra_rules)  # fail early, with the file name, on broken extra rule files
     return settings
+
+
+_warned: set[str] = set()
+
+
+def _warn(message: str) -> None:
+    """A warning on stderr, once per run (the configuration and --target may say the same)."""
+    if message not in _warned:
+        _warned.add(message)
+        print(t("cudaport: warning: {message}", message=message), file=sys.stderr)
 
 
 def _exit_code(totals: RunTotals, fail_on: Difficulty | None) -> int:
@@ -564,6 +584,17 @@ def _fix(args: argparse.Namespace) -> int:
             ),
             file=sys.stderr,
         )
+    for label, line, rule, why in result.withheld:
+        print(
+            t(
+                "cudaport: withheld the rewrite of {rule} at {path}:{line}: {reason}",
+                rule=rule,
+                path=label,
+                line=line,
+                reason=why,
+            ),
+            file=sys.stderr,
+        )
     for label, new, entries in result.support:
         print(_support_text(label, new, entries, args.diff), file=sys.stderr if args.diff else sys.stdout)
     if args.diff:
@@ -651,9 +682,11 @@ def _report_targets(specs: list[str], ruleset: RuleSet) -> tuple[list[str], dict
     versions: dict[str, str] = {}
     for spec in specs:
         try:
-            name, version = ruleset.parse_target(spec)
+            name, version, warning = ruleset.parse_target(spec)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+        if warning:
+            _warn(warning)
         resolved.append(name)
         if version:
             versions[name] = version

@@ -19,23 +19,36 @@ from .ruleset import RuleDataError, load_ruleset
 from .source import DEFAULT_MAX_FILE_SIZE
 
 CONFIG_FILES = ("cudaport.toml", "pyproject.toml")
+# ruff's default excludes, and the build trees of C/C++/CUDA projects (a folder with CMakeCache.txt, pyvenv.cfg,
+# conda-meta or meson-private is one whatever its name: files.Selection)
 DEFAULT_EXCLUDE = (
     ".git",
     ".hg",
     ".svn",
     ".bzr",
+    ".direnv",
+    ".git-rewrite",
+    ".ipynb_checkpoints",
+    ".pants.d",
+    ".pyenv",
+    ".pytype",
     ".tox",
     ".nox",
     ".venv",
     "venv",
     ".eggs",
+    "*.egg-info",
     "__pycache__",
     ".mypy_cache",
     ".ruff_cache",
     ".pytest_cache",
     "node_modules",
+    "site-packages",
     "__pypackages__",
     "_build",
+    "build",
+    "cmake-build-*",
+    "CMakeFiles",
     "buck-out",
     "dist",
 )
@@ -63,6 +76,7 @@ class Settings:
     severity: Mapping[str, Severity] = field(default_factory=dict)
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True  # leave out what .gitignore, .ignore and .git/info/exclude ignore (as ruff)
     extra_rules: tuple[Path, ...] = ()
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     fail_on: Difficulty = Difficulty.MECHANICAL
@@ -75,6 +89,8 @@ class Settings:
     device_helper: str = DEFAULT_DEVICE_HELPER
     # The language of messages (`lang`: one of i18n.LANGUAGES); None: the environment decides (i18n.choose).
     lang: str | None = None
+    # What the user should be told about these settings that is no error (a release past the rule data's).
+    warnings: tuple[str, ...] = ()
 
     @property
     def compat_header_path(self) -> Path:
@@ -114,6 +130,7 @@ _KEYS = {
     "severity",
     "exclude",
     "extend-exclude",
+    "respect-gitignore",
     "extra-rules",
     "max-file-size",
     "fail-on",
@@ -244,33 +261,32 @@ def _apply(
     known_codes = _known_codes(changes.get("extra_rules", settings.extra_rules))
     if "target" in table:
         target = table["target"]
-        if known_targets is None:
-            known_targets = _target_names(changes.get("extra_rules", settings.extra_rules))
+        try:
+            ruleset = load_ruleset(changes.get("extra_rules", settings.extra_rules))
+        except RuleDataError as exc:
+            raise ConfigError(str(exc)) from exc
         names = (
             {k.lower(): v for k, v in known_targets.items()}
             if isinstance(known_targets, Mapping)
             else {t.lower(): t for t in known_targets}
+            if known_targets is not None
+            else ruleset.target_names()
         )
         name, _, version = target.partition("@") if isinstance(target, str) else ("", "", "")
         canonical = names.get(name.strip().lower())
         if canonical is None:
-            listed = ", ".join(dict.fromkeys(names.values()))
-            raise ConfigError(
-                t(
-                    "{where}: '{key}' must be one of {known} (or an alias), not {value}",
-                    where=where,
-                    key=prefix + "target",
-                    known=listed,
-                    value=repr(target),
-                )
-            )
+            unknown = ruleset.unknown_target(name) if isinstance(target, str) else repr(target)
+            raise ConfigError(f"{where}: '{prefix}target': {unknown}")
         changes["target"] = canonical
         if version.strip():
             try:
-                _, checked = load_ruleset(changes.get("extra_rules", settings.extra_rules)).parse_target(target)
-            except (ValueError, RuleDataError) as exc:
+                spec = ruleset.parse_target(target)
+            except ValueError as exc:
                 raise ConfigError(f"{where}: '{prefix}target': {exc}") from None
-            changes["versions"] = {**settings.versions, canonical: checked}
+            changes["versions"] = {**settings.versions, canonical: spec.version}
+            if spec.warning:  # the command line's says it as --target does; a file's names itself
+                said = spec.warning if where == t(COMMAND_LINE) else f"{where}: '{prefix}target': {spec.warning}"
+                changes["warnings"] = (*settings.warnings, said)
         elif canonical in settings.versions:  # named again without a version: the newest the data knows
             changes["versions"] = {k: v for k, v in settings.versions.items() if k != canonical}
     if "select" in table:
@@ -285,6 +301,13 @@ def _apply(
         changes["exclude"] = strings("exclude")
     if "extend-exclude" in table:
         changes["extend_exclude"] = settings.extend_exclude + strings("extend-exclude")
+    if "respect-gitignore" in table:
+        value = table["respect-gitignore"]
+        if not isinstance(value, bool):
+            raise ConfigError(
+                t("{where}: '{key}' must be true or false", where=where, key=prefix + "respect-gitignore")
+            )
+        changes["respect_gitignore"] = value
     if "severity" in table:
         changes["severity"] = {**settings.severity, **_severities(table["severity"], where, prefix, known_codes)}
     if "max-file-size" in table:
@@ -379,13 +402,6 @@ def _merged_tables(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str,
 
 _HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh")
 _MODULE_FILE = re.compile(r"[A-Za-z_]\w*\.py")
-
-
-def _target_names(extra_rules: tuple[Path, ...]) -> dict[str, str]:
-    try:
-        return load_ruleset(extra_rules).target_names()
-    except RuleDataError as exc:
-        raise ConfigError(str(exc)) from exc
 
 
 def _known_codes(extra_rules: tuple[Path, ...]) -> tuple[str, ...]:

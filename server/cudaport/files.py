@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .config import DEFAULT_EXCLUDE, Settings
-from .i18n import t
+from .i18n import N_, t
+from .ignorefiles import IgnoreRules
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,16 +134,11 @@ class SourcePath:
 
 @dataclass(frozen=True, slots=True)
 class Excluded:
-    """A directory an exclude pattern left out although it held sources: every run says so."""
+    """A directory left out although it held sources (an exclude pattern, a build tree, an ignore file): every
+    run says so, and why."""
 
     label: str
-    pattern: str
-    default: bool  # one of the default excludes (else the configuration's or the command line's)
-
-    @property
-    def reason(self) -> str:
-        source = t("a default exclude") if self.default else t("the configuration")
-        return t("excluded by `{pattern}` ({source}); it holds sources", pattern=self.pattern, source=source)
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,8 +162,9 @@ def _relative(path: Path, base: Path) -> str:
 
 
 def is_excluded(path: Path, settings: Settings, root: Path | None = None) -> bool:
-    """A path matches an exclude pattern by its name, or by its path relative to the project root."""
-    return excluded_by(path, settings, root) is not None
+    """Whether a file is none of the project's: it, or a folder above it below the project root, is excluded by a
+    pattern, is a build tree or virtual environment, or is ignored (an editor's open document)."""
+    return Selection(settings, root).path_excluded(path) is not None
 
 
 def excluded_by(path: Path, settings: Settings, root: Path | None = None) -> str | None:
@@ -193,6 +190,74 @@ def excluded_by(path: Path, settings: Settings, root: Path | None = None) -> str
 
 def _is_default(pattern: str, settings: Settings) -> bool:
     return pattern in DEFAULT_EXCLUDE and pattern in settings.exclude and settings.exclude == DEFAULT_EXCLUDE
+
+
+# What makes a folder a build tree or an environment, whatever its name (`cmake -B out`, `python -m venv env`).
+_TREE_MARKERS = (
+    ("CMakeCache.txt", N_("a CMake build tree")),
+    ("pyvenv.cfg", N_("a Python virtual environment")),
+    ("conda-meta", N_("a conda environment")),
+    ("meson-private", N_("a Meson build tree")),
+)
+
+
+class Selection:
+    """Which files are the project's own (ruff's file selection): not matched by an exclude pattern, not in a
+    build tree or an environment, not ignored by `.gitignore`, `.ignore` or `.git/info/exclude` (unless
+    `respect-gitignore` is off). Paths given explicitly are always read; this decides what a walk finds."""
+
+    def __init__(self, settings: Settings, root: Path | None = None) -> None:
+        self.settings = settings
+        self.root = root
+        self.ignores = IgnoreRules() if settings.respect_gitignore else None
+
+    def folder_excluded(self, folder: Path) -> str | None:
+        """Why a folder met in a walk is left out, or None."""
+        pattern = excluded_by(folder, self.settings, self.root)
+        if pattern is not None:
+            source = t("a default exclude") if _is_default(pattern, self.settings) else t("the configuration")
+            return t("excluded by `{pattern}` ({source})", pattern=pattern, source=source)
+        if self.settings.exclude == DEFAULT_EXCLUDE:  # a configuration that lists its excludes decides alone
+            for marker, what in _TREE_MARKERS:
+                if (folder / marker).exists():
+                    return t("{what} (it has {marker})", what=t(what), marker=marker)
+        return self._ignored(folder, True)
+
+    def file_excluded(self, path: Path) -> str | None:
+        """Why a file met in a walk is left out, or None."""
+        if is_excluded_name(path, self.settings):
+            return t("excluded by a pattern")
+        return self._ignored(path, False)
+
+    def _ignored(self, path: Path, is_dir: bool) -> str | None:
+        if self.ignores is None:
+            return None
+        found = self.ignores.ignored(Path(os.path.abspath(path)), is_dir)
+        if found is None:
+            return None
+        source, line = found
+        return t("ignored by `{line}` in {file}", line=line, file=source)
+
+    def path_excluded(self, path: Path) -> str | None:
+        """Why a file is none of the project's, looking at it and every folder above it up to the project root."""
+        absolute = Path(os.path.abspath(path))
+        reason = self.file_excluded(absolute) if absolute.is_file() or not absolute.exists() else None
+        if reason is not None:
+            return reason
+        base = Path(os.path.abspath(self.root or self.settings.root))
+        folder = absolute.parent
+        while folder != folder.parent and (folder == base or base in folder.parents):
+            if folder == base:
+                break
+            reason = self.folder_excluded(folder)
+            if reason is not None:
+                return reason
+            folder = folder.parent
+        return None
+
+
+def is_excluded_name(path: Path, settings: Settings, root: Path | None = None) -> bool:
+    return excluded_by(path, settings, root) is not None
 
 
 _NO_SOURCES = frozenset({".git", ".hg", ".svn", ".bzr", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"})
@@ -222,8 +287,10 @@ def holds_sources(folder: Path) -> bool:
 
 
 def discover(paths: Iterable[str], settings: Settings) -> Iterator[SourcePath | Skipped | Excluded]:
-    """Source files under `paths`, sorted per directory. Files named explicitly are always taken."""
+    """Source files under `paths`, sorted per directory. Files named explicitly are always taken, and so is a
+    directory named explicitly (what lies in it is selected as in any walk)."""
     seen: set[Path] = set()
+    selection = Selection(settings)
     for given in paths:
         path = Path(given)
         if not path.exists():
@@ -247,29 +314,28 @@ def discover(paths: Iterable[str], settings: Settings) -> Iterator[SourcePath | 
             for d in sorted(dirnames):
                 if (folder / d).is_symlink():
                     continue
-                pattern = excluded_by(folder / d, settings)
-                if pattern is None:
+                reason = selection.folder_excluded(folder / d)
+                if reason is None:
                     kept.append(d)
-                elif holds_sources(folder / d):
-                    label = (
-                        os.path.relpath(folder / d, path)
-                        if given in (".", "./")
-                        else os.path.join(given, os.path.relpath(folder / d, path))
+                elif d not in _NO_SOURCES and holds_sources(folder / d):
+                    yield Excluded(
+                        _label(given, path, folder / d) + "/", t("{reason}; it holds sources", reason=reason)
                     )
-                    yield Excluded(label.replace(os.sep, "/") + "/", pattern, _is_default(pattern, settings))
             dirnames[:] = kept
             for filename in sorted(filenames):
                 file_path = folder / filename
                 language = language_for(file_path) or file_kinds().sniff(file_path)
-                if language is None or is_excluded(file_path, settings):
+                if language is None or selection.file_excluded(file_path) is not None:
                     continue
                 key = file_path.resolve()
                 if key in seen:
                     continue
                 seen.add(key)
-                label = (
-                    os.path.join(given, os.path.relpath(file_path, path))
-                    if given not in (".", "./")
-                    else (os.path.relpath(file_path, path))
-                )
-                yield SourcePath(label, file_path, language)
+                yield SourcePath(_label(given, path, file_path), file_path, language)
+
+
+def _label(given: str, walked: Path, found: Path) -> str:
+    """How a run names a path found under `walked` (given on the command line as `given`)."""
+    relative = os.path.relpath(found, walked)
+    label = relative if given in (".", "./") else os.path.join(given, relative)
+    return label.replace(os.sep, "/") if found.is_dir() else label

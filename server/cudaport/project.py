@@ -20,6 +20,7 @@ from .ruleset import RuleSet
 # Literal first, so the regex engine skips ahead to each `#`; the line start is checked by hand (at_line_start).
 _INCLUDE = re.compile(rb'#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]')
 _WORD = re.compile(rb"[A-Za-z_]\w*")
+_DEFINE = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)")
 _MAX_DEPTH = 24
 _MAX_HEADER = 2 * 1024 * 1024
 _ANCESTOR_LEVELS = 4
@@ -48,6 +49,7 @@ class _Header:
     names: frozenset[str]  # every include name written in it, <...> and "..."
     unresolved: bool = False  # a "..." include that is not found next to it or under the roots
     uses_cuda: bool = False  # it names CUDA APIs or kernel syntax, so it needs the runtime included before it
+    defines: frozenset[str] = frozenset()  # the macros it defines (`nvmlCheck`: the project's own, not NVML's)
 
 
 _EMPTY = _Header(0.0, [], {}, frozenset())
@@ -61,6 +63,7 @@ class _Closure:
     names: frozenset[str]
     unresolved: bool
     uses_cuda: bool = False
+    defines: frozenset[str] = frozenset()
 
 
 class ProjectIndex:
@@ -112,6 +115,13 @@ class ProjectIndex:
             queue.extend(info.includes)
         return found
 
+    def defines_for(self, path: Path, data: bytes | None) -> frozenset[str]:
+        """The macros the project headers `path` includes (directly or not) define."""
+        out: set[str] = set()
+        for header in self._direct(path, data, ()):
+            out |= self._closure(header, ()).defines
+        return frozenset(out)
+
     def includes_for(self, path: Path, data: bytes | None) -> frozenset[str] | None:
         """Every `#include` name written in the project headers `path` includes, directly or through others;
         None when one of those "..." includes cannot be found (its include path is the build's business)."""
@@ -144,6 +154,7 @@ class ProjectIndex:
         shims: dict[str, ShimMapping] = {}
         names: set[str] = set()
         unresolved = uses_cuda = False
+        defines: set[str] = set()
         visited: set[Path] = set()
         stack = [(header, 1)]
         while stack:
@@ -157,10 +168,11 @@ class ProjectIndex:
                 for name, replacement in info.shims.items():
                     shims.setdefault(name, ShimMapping(replacement, label))
             names.update(info.names)
+            defines.update(info.defines)
             unresolved = unresolved or info.unresolved
             uses_cuda = uses_cuda or info.uses_cuda
             stack.extend((inc, depth + 1) for inc in info.includes)
-        closure = _Closure(shims, frozenset(names), unresolved, uses_cuda)
+        closure = _Closure(shims, frozenset(names), unresolved, uses_cuda, frozenset(defines))
         with self._lock:
             self._closures[key] = closure
         return closure
@@ -199,6 +211,7 @@ class ProjectIndex:
             frozenset(name for _, name in _include_names(data)),
             unresolved=len(includes) < len(_quoted_includes(data)),
             uses_cuda=not self._cuda_words.isdisjoint(_WORD.findall(data)),
+            defines=_defined_macros(data),
         )
         with self._lock:
             self._headers[(path, prefixes)] = info
@@ -263,8 +276,13 @@ class ProjectIndex:
             listed = folders = 0
             for root in _outermost(self.roots):
                 for folder, subfolders, files in os.walk(root):
-                    # hidden folders (.git, .venv, caches, a benchmark's downloads) hold no header of the project
-                    subfolders[:] = [d for d in subfolders if d not in _SKIPPED_FOLDERS and not d.startswith(".")]
+                    # hidden folders (.git, .venv, caches, a benchmark's downloads) and build trees (generated
+                    # headers) hold no header of the project
+                    subfolders[:] = [
+                        d
+                        for d in subfolders
+                        if d not in _SKIPPED_FOLDERS and not d.startswith(".") and not _build_tree(folder, d)
+                    ]
                     folders += 1
                     for file in files:
                         if os.path.splitext(file)[1].lower() in _SEARCHED_SUFFIXES:
@@ -283,6 +301,18 @@ class ProjectIndex:
             except ValueError:
                 continue
         return header.name
+
+
+_BUILD_NAMES = ("build", "_build", "cmake-build-*", "CMakeFiles", "dist", "site-packages", "*.egg-info")
+
+
+def _build_tree(folder: str, name: str) -> bool:
+    """A build output or environment: named as the default excludes name them, or holding CMake's cache."""
+    import fnmatch
+
+    return any(fnmatch.fnmatchcase(name, p) for p in _BUILD_NAMES) or os.path.isfile(
+        os.path.join(folder, name, "CMakeCache.txt")
+    )
 
 
 def _absolute(path: Path) -> Path:
@@ -312,6 +342,15 @@ def _include_names(data: bytes) -> list[tuple[bool, str]]:
         for match in _INCLUDE.finditer(data)
         if at_line_start(data, match.start())
     ]
+
+
+def _defined_macros(data: bytes) -> frozenset[str]:
+    """The names of the `#define` lines of a header."""
+    if b"define" not in data:
+        return frozenset()
+    from .analyzers.preproc import at_line_start
+
+    return frozenset(m.group(1).decode("ascii") for m in _DEFINE.finditer(data) if at_line_start(data, m.start()))
 
 
 def _quoted_includes(data: bytes) -> list[str]:

@@ -19,7 +19,7 @@ from collections import ChainMap
 from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import i18n, tomlcompat
 from .i18n import N_, t
@@ -319,18 +319,36 @@ class RuleSet:
         """The target `name` stands for (case-insensitive, aliases accepted), or None."""
         return self.target_names().get(name.strip().lower())
 
-    def parse_target(self, spec: str) -> tuple[str, str]:
-        """`hip@6.2` -> ("hip", "6.2"); `rocm` -> ("hip", ""). A ValueError says what is wrong."""
+    def unknown_target(self, name: str) -> str:
+        """What a name that is no target gets told, in check, fix, report, the configuration and the editor
+        alike: the nearest name or alias, and the targets."""
+        import difflib
+
+        names = self.target_names()
+        given = name.strip()
+        close = difflib.get_close_matches(given.lower(), list(names), n=1, cutoff=0.6)
+        known = ", ".join(self.targets)
+        if not close:
+            return t("unknown target {name} (known: {known}, or an alias)", name=repr(given), known=known)
+        target = names[close[0]]
+        meant = repr(target) if close[0] == target else t("{name} ({alias})", name=repr(target), alias=close[0])
+        return t(
+            "unknown target {name}; did you mean {meant}? (known: {known}, or an alias)",
+            name=repr(given),
+            meant=meant,
+            known=known,
+        )
+
+    def parse_target(self, spec: str) -> TargetSpec:
+        """`hip@6.2` -> ("hip", "6.2"); `rocm` -> ("hip", ""). A ValueError says what is wrong; a release past the
+        newest the rule data knows is rated as that newest one, with a warning."""
         name, _, version = spec.strip().partition("@")
         canonical = self.resolve_target(name)
         if canonical is None:
-            known = ", ".join(self.targets)
-            raise ValueError(
-                t("unknown target {name} (known: {known}, or an alias)", name=repr(name.strip()), known=known)
-            )
+            raise ValueError(self.unknown_target(name))
         version = version.strip()
         if not version:
-            return canonical, ""
+            return TargetSpec(canonical, "")
         scheme = self.targets[canonical].versions
         if scheme is None:
             raise ValueError(
@@ -352,8 +370,9 @@ class RuleSet:
                         known=known,
                     )
                 )
-            return canonical, generation
-        if version_key(version) is None:
+            return TargetSpec(canonical, generation)
+        key = version_key(version)
+        if key is None:
             raise ValueError(
                 t(
                     "{spec}: a version is numbers separated by dots, like {example}",
@@ -361,7 +380,16 @@ class RuleSet:
                     example=scheme.newest,
                 )
             )
-        return canonical, version
+        newest = version_key(scheme.newest)
+        if newest is not None and key > newest:
+            warning = t(
+                "{spec}: the rule data knows {product} releases up to {newest}; rating for {newest}",
+                spec=repr(spec.strip()),
+                product=scheme.product,
+                newest=scheme.newest,
+            )
+            return TargetSpec(canonical, scheme.newest, warning)
+        return TargetSpec(canonical, version)
 
     def pinned(self, versions: Mapping[str, str]) -> RuleSet:
         """This rule data rating each target against the release in `versions` (target -> version); the
@@ -589,6 +617,15 @@ def _same_but_manual(rule: Rule, target: str) -> str:
 
 
 _RELEASE_KINDS = ("too-old", "version-removed", "not-on-generation")
+
+
+class TargetSpec(NamedTuple):
+    """A target as the user named it, resolved: its name, the release to rate against ("" for the newest), and
+    what the user should be told about it (a release past the data, rated as the newest it knows)."""
+
+    name: str
+    version: str
+    warning: str | None = None
 
 
 def version_key(version: str) -> tuple[int, ...] | None:

@@ -20,6 +20,7 @@ from .dualstack import FileNeeds
 from .engine import Engine, FileResult
 from .files import Excluded, Skipped, SourcePath, discover
 from .i18n import t
+from .ignorefiles import IgnoreRules
 from .models import Finding, FixStyle
 from .project import ProjectIndex, checkout_root
 from .results import Diagnostic, FileFindings, RunTotals
@@ -125,7 +126,10 @@ def _roots(paths: list[str], settings: Settings) -> list[Path]:
     roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
     roots.append(settings.root)
     checkout = checkout_root(settings.root)
-    if checkout is not None:
+    # not a checkout that ignores the project (a tree unpacked in an ignored folder of another one is no part of it)
+    if checkout is not None and (
+        checkout == settings.root or IgnoreRules().ignored_here_or_above(settings.root, True) is None
+    ):
         roots.append(checkout)
     return roots
 
@@ -257,6 +261,9 @@ class FileOutcome:
     ignores: int = 0  # suppression directives added (--add-ignore)
     ignored: int = 0  # findings they cover
     refused: list[tuple[int, str, str]] = field(default_factory=list)  # (line, rule, why) left without one
+    # (line, rule, why): rewrites `check` offered that failed once the result was checked whole (none, if the
+    # analyzers are right: `check` judges the same fixes on a prediction of the result)
+    withheld: list[tuple[int, str, str]] = field(default_factory=list)
     diff: str = ""
     changed: bool = False
     path: Path | None = None
@@ -284,6 +291,9 @@ def _fix_one(job: tuple[SourcePath, bool, bool, bool, FixStyle]) -> FileOutcome:
     try:
         plan = engine.plan_fix(source.data, source_path.language, source_path.path, unsafe, style)
         new_data, applied, remaining = plan.data, plan.applied, plan.remaining
+        if plan.withheld:
+            lines = LineIndex(source.data)
+            outcome.withheld = [(lines.line_of(f.start) + 1, f.rule, f.data.get("withheld", "")) for f in plan.withheld]
         if plan.compat:
             outcome.needs = FileNeeds(source_path.path, plan.compat, _names_header(engine, source_path, source.data))
         if add_ignore:
@@ -356,6 +366,7 @@ class FixResult:
     ignored: int = 0  # findings they cover
     ignore_files: int = 0
     refused: list[tuple[str, int, str, str]] = field(default_factory=list)  # (file, line, rule, why)
+    withheld: list[tuple[str, int, str, str]] = field(default_factory=list)  # (file, line, rule, why)
     # Dual-stack: the portability headers and helper modules written (or, with --diff, to write), and how many
     # entries each gains.
     support: list[tuple[str, bool, int]] = field(default_factory=list)  # (label, new file, entries)
@@ -399,6 +410,7 @@ def fix(
     changed: list[str] = []
     ignores = ignored = ignore_files = 0
     refused: list[tuple[str, int, str, str]] = []
+    withheld: list[tuple[str, int, str, str]] = []
     jobs_list = [(f, unsafe, diff_only, add_ignore, settings.fix_style) for f in run.files]
     needs: list[FileNeeds] = []
     # Every file is planned against the tree as it was, then written: a header rewritten early must not change
@@ -429,6 +441,7 @@ def fix(
             if outcome.diff and on_diff is not None:
                 on_diff(outcome.diff)
             refused += [(outcome.label, line, rule, why) for line, rule, why in outcome.refused]
+            withheld += [(outcome.label, line, rule, why) for line, rule, why in outcome.withheld]
             totals.add(outcome.findings())
         # the portability headers and helper modules: raises OutsidePaths before anything is written
         ruleset = load_ruleset(settings.extra_rules).pinned(settings.versions)
@@ -461,7 +474,7 @@ def fix(
         else:
             write_atomic(output.place(extra.path) if output is not None else extra.path, extra.after)
         written.append((label, extra.before is None, extra.entries))
-    return FixResult(totals, fixed, changed, ignores, ignored, ignore_files, refused, written)
+    return FixResult(totals, fixed, changed, ignores, ignored, ignore_files, refused, withheld, written)
 
 
 def _label(path: Path) -> str:

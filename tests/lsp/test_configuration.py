@@ -114,7 +114,7 @@ async def test_bad_editor_settings_are_named_and_ignored(lsp: Launcher, tmp_path
     text = "\n".join(m.message for m in session.client.messages)
     assert "'showPortable' must be true or false" in text
     assert "unknown setting 'colour'" in text
-    assert "editor settings: 'target' must be one of" in text
+    assert "editor settings: 'target': unknown target 'cuda'" in text
 
 
 async def test_workspace_configuration_and_did_change_configuration(

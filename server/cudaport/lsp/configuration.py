@@ -158,6 +158,8 @@ class Configuration:
             load_ruleset(settings.extra_rules)  # a broken extra rule file is a configuration problem too
             if settings.config_path is not None:
                 self._stamps.setdefault(settings.config_path, _mtime(settings.config_path))
+            for warning in settings.warnings:  # as the command line warns: a release past the rule data's
+                self.report(t("cudaport: warning: {message}", message=warning))
             return settings
         except (ConfigError, RuleDataError) as exc:
             self.report(t("cudaport: {problem}. Using the default configuration until this is fixed.", problem=exc))

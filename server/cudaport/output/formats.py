@@ -135,7 +135,8 @@ def summary_line(totals: RunTotals, hidden_portable: int = 0) -> str:
         if more > 0:
             shown = t("{paths} and {count} more", paths=shown, count=more)
         text += "\n" + t(
-            "Excluded, although they hold sources: {paths} (exclude / extend-exclude in the configuration decide).",
+            "Excluded, although they hold sources: {paths} (build trees, ignore files and the configuration's exclude "
+            "decide; `cudaport report` says why for each).",
             paths=shown,
         )
     return text
