@@ -57,6 +57,8 @@ class ProjectFacts(Protocol):
 
     def include_facts(self, path: Path, name: str) -> IncludeFacts | None: ...
 
+    def defines_for(self, path: Path, data: bytes | None) -> frozenset[str]: ...
+
 
 class FileContext:
     """The target and what the file inherits from its project. The project facts (the include graph) are worked
@@ -155,6 +157,12 @@ class FileContext:
         if self._project is None or self._file is None:
             return None
         return self._project.include_facts(self._file, name)
+
+    def project_macros(self) -> frozenset[str]:
+        """The macros the project headers this file includes define (the project's own names)."""
+        if self._project is None or self._file is None:
+            return frozenset()
+        return self._project.defines_for(self._file, self._data)
 
     def is_own_module(self, top: str) -> bool:
         """Whether the top-level Python module `top` is the project's own: the package this file is part of, or a

@@ -139,6 +139,8 @@ class ElfAnalyzer:
         if device:
             tokens.append(Token("section", device[0], 0, 0))
         findings = Matcher(self.ruleset, self.language, context, b"").feed(tokens)
+        if findings and self._package_rating(path, findings, context.target):
+            return findings
         source = own_source(path)
         for finding in findings:
             if source is not None and finding.difficulty >= Difficulty.BLOCKER:
@@ -155,6 +157,88 @@ class ElfAnalyzer:
                     message=finding.message,
                 )
         return findings
+
+    def _package_rating(self, path: Path, findings: list[Finding], target: str) -> bool:
+        """A binary that belongs to a Python package takes the package's rating (one thing, one rating): it ships
+        its build for the target beside this one (`libbitsandbytes_rocm72.so` beside `..._cuda121.so`), or the
+        package has a build for the target to install (the rule data's libraries, as its imports are rated);
+        False when it is no such package's, or the package has no build for the target."""
+        package = python_package(path)
+        if package is None:
+            return False
+        label = t(self.ruleset.targets[target].label) if target in self.ruleset.targets else target
+        beside = _target_build_beside(path, self._target_words(target))
+        if beside is not None:
+            for finding in findings:
+                finding.difficulty = Difficulty.PORTABLE
+                finding.message = t(
+                    "`{binary}` is `{package}`'s CUDA build (it needs `{name}`); the package ships its {platform} "
+                    "build beside it ({build}), which runs there",
+                    binary=path.name,
+                    package=package,
+                    name=finding.symbol,
+                    platform=label,
+                    build=beside,
+                )
+            return True
+        from ..pyknow import load_python_knowledge
+
+        match = load_python_knowledge(self.ruleset).match([package])
+        if match is None or match[1] != 1 or match[0].report == "use":
+            return False
+        outcome = self.ruleset.outcome(match[0].symbol(package, target), target)
+        if match[0].render(package, target) is None or outcome.difficulty >= Difficulty.BLOCKER:
+            return False
+        for finding in findings:
+            finding.difficulty = outcome.difficulty
+            finding.message = t(
+                "`{binary}` is part of `{package}` (it needs `{name}`): install {package}'s {platform} build instead "
+                "of rebuilding it; {advice}",
+                binary=path.name,
+                package=package,
+                name=finding.symbol,
+                platform=label,
+                advice=outcome.message,
+            )
+        return True
+
+    def _target_words(self, target: str) -> frozenset[str]:
+        table = (self.ruleset.tables.get("python") or {}).get("target", {}).get(target, {})
+        return frozenset(str(w).lower() for w in table.get("ported-words", []))
+
+
+def python_package(path: Path) -> str | None:
+    """The top-level Python package a file is in (the outermost folder above it with an `__init__.py`)."""
+    folder = path.resolve().parent
+    found = None
+    for _ in range(12):
+        if not (folder / "__init__.py").is_file():
+            break
+        found = folder.name
+        folder = folder.parent
+    return found
+
+
+def _target_build_beside(path: Path, words: frozenset[str]) -> str | None:
+    """A binary beside `path` named like it but for the target (`libfoo_rocm72.so` for `libfoo_cuda121.so`)."""
+    if not words:
+        return None
+    stem = path.name.split(".", 1)[0]
+    base = "".join(c for c in stem.lower().split("cuda", 1)[0] if c.isalpha() or c == "_")
+    if "cuda" not in stem.lower() or not base:
+        return None
+    try:
+        siblings = sorted(p.name for p in path.parent.iterdir() if p.is_file() and p != path)
+    except OSError:
+        return None
+    for name in siblings:
+        lower = name.lower()
+        if not lower.startswith(base) or (".so" not in lower and not lower.endswith((".a", ".o"))):
+            continue
+        rest = lower[len(base) :].split(".", 1)[0]
+        if any(rest.startswith(word) for word in words):
+            return name
+    return None
 
 
 def own_source(path: Path) -> str | None:
