@@ -286,3 +286,43 @@ def test_rule_docs_for_the_inventory(cli: Cli) -> None:
     assert result.code == 0
     for heading in ("What it does", "Why it matters", "Example", "Fix safety"):
         assert heading in result.out
+
+
+def test_a_binary_of_a_python_package_takes_the_packages_rating(cli: Cli, tmp_path: Path) -> None:
+    """One thing, one rating: the CUDA builds a package ships are rated as the package's imports are (a ROCm build
+    of bitsandbytes exists: manual, install it), and portable when the package ships its target build beside them."""
+    lib = tmp_path / "stubs"
+    lib.mkdir()
+    _compile(
+        lib,
+        "libcudart.so.12",
+        "int cudaFree(void *p) { return 0; }\n",
+        "-shared",
+        "-fPIC",
+        "-Wl,-soname,libcudart.so.12",
+    )
+    link = ["-Wl,--no-as-needed", f"-L{lib}", "-l:libcudart.so.12"]
+    package = tmp_path / "site" / "bitsandbytes"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    _compile(package, "libbitsandbytes_cuda12.so", "int scale(void) { return 1; }\n", "-shared", "-fPIC", *link)
+    other = tmp_path / "site" / "ourpkg"
+    other.mkdir()
+    (other / "__init__.py").write_text("")
+    _compile(other, "_kernels.so", "int go(void) { return 1; }\n", "-shared", "-fPIC", *link)
+
+    def rated(target: str) -> dict[str, dict[str, str]]:
+        report = cli("check", "site", "--target", target, "--format", "json", "--exit-zero", cwd=tmp_path).json()
+        return {Path(d["path"]).name: d for d in report["diagnostics"] if d["rule"] == "CP9001"}
+
+    hip = rated("hip")
+    assert hip["libbitsandbytes_cuda12.so"]["difficulty"] == "manual"
+    assert "install bitsandbytes's HIP build" in hip["libbitsandbytes_cuda12.so"]["message"]
+    assert hip["_kernels.so"]["difficulty"] == "blocker"  # a package the rule data does not know: ask its vendor
+    assert rated("npu")["libbitsandbytes_cuda12.so"]["difficulty"] == "blocker"  # no Ascend build of it
+    _compile(package, "libbitsandbytes_rocm6.so", "int scale(void) { return 1; }\n", "-shared", "-fPIC")
+    beside = rated("hip")["libbitsandbytes_cuda12.so"]
+    assert (
+        beside["difficulty"] == "portable"
+        and "ships its HIP build beside it (libbitsandbytes_rocm6.so)" in beside["message"]
+    )

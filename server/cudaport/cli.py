@@ -298,6 +298,7 @@ def _exit_at_once(code: int) -> None:
 
 
 def _main(argv: Sequence[str]) -> int:
+    _warned.clear()  # once per run (in-process callers run several)
     # argparse's words, and errors before the configuration is read, in the language of --lang or the environment
     _set_language(i18n.choose(_language_given(argv)))
     parser = build_parser()

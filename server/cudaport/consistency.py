@@ -198,5 +198,5 @@ def _spelled(namespace: str, name: str) -> str:
     if namespace == "member":
         return f"`.{name}`"
     if namespace == "key":
-        return f'the key `"{name}"`'
+        return t('the key `"{name}"`', name=name)
     return f"`{name}`"

@@ -107,14 +107,15 @@ async def test_broken_configuration_is_reported_and_defaults_apply(lsp: Launcher
 
 async def test_bad_editor_settings_are_named_and_ignored(lsp: Launcher, tmp_path: Path) -> None:
     path = copy_data("reduce.cu", tmp_path)
-    session = await lsp.start(options={**FAST, "target": "cuda", "showPortable": "yes", "colour": 1})
+    session = await lsp.start(options={**FAST, "target": "ascnd", "showPortable": "yes", "colour": 1})
     uri = session.open(path)
     assert "CP1001" in codes(await session.diagnostics(uri))
     await wait_until(lambda: len(session.client.messages) >= 3, what="three problems")
     text = "\n".join(m.message for m in session.client.messages)
     assert "'showPortable' must be true or false" in text
     assert "unknown setting 'colour'" in text
-    assert "editor settings: 'target': unknown target 'cuda'" in text
+    # worded as check, report and the configuration word it (tests/test_targets_named.py)
+    assert "editor settings: 'target': unknown target 'ascnd'; did you mean 'npu' (ascend)?" in text
 
 
 async def test_workspace_configuration_and_did_change_configuration(

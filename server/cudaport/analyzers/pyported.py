@@ -117,6 +117,7 @@ class Reviewer:
         self.platform = platform  # how people call it: "Ascend NPU"
 
     def review(self, findings: list[Finding]) -> None:
+        twins = self._twins(findings)  # before any finding is left alone: a statement's fixes are judged together
         for finding in findings:
             node = self.root.descendant_for_byte_range(finding.start, finding.end)
             if node is None:
@@ -125,7 +126,7 @@ class Reviewer:
                 self._optional_import(finding, node)
             if finding.difficulty == Difficulty.PORTABLE:
                 continue
-            where = self._names_target(node) or self._twin(node, findings)
+            where = self._names_target(node) or _twin_of(node, twins)
             if where is not None:
                 _leave(finding, Difficulty.PORTABLE, where)
                 continue
@@ -298,13 +299,28 @@ class Reviewer:
                 return True
         return False
 
-    def _twin(self, node: Node, findings: list[Finding]) -> str | None:
+    def _twins(self, findings: list[Finding]) -> dict[tuple[int, int], str]:
+        """The statements with fixes whose neighbour already does for the target what they do for CUDA, and why."""
+        out: dict[tuple[int, int], str] = {}
+        seen: set[tuple[int, int]] = set()
+        for finding in findings:
+            if finding.fix is None:
+                continue
+            node = self.root.descendant_for_byte_range(finding.start, finding.end)
+            statement = _statement_of(node) if node is not None else None
+            if statement is None or (statement.start_byte, statement.end_byte) in seen:
+                continue
+            key = (statement.start_byte, statement.end_byte)
+            seen.add(key)
+            why = self._twin(statement, findings)
+            if why is not None:
+                out[key] = why
+        return out
+
+    def _twin(self, statement: Node, findings: list[Finding]) -> str | None:
         """The statement beside this one already does for the target what this one does for CUDA: it names the
         target in the user's own words where this one names CUDA (`self.is_npu = ...` beside `self.is_cuda = ...`),
-        or this one, rewritten, would be a copy of it."""
-        statement = _statement_of(node)
-        if statement is None:
-            return None
+        or this one, rewritten, would be a copy of it (or assign what it assigns)."""
         neighbours = [n for n in (_sibling(statement, -1), _sibling(statement, 1)) if n is not None]
         if not neighbours:
             return None
@@ -315,9 +331,10 @@ class Reviewer:
                 return self._beside(neighbour)
             if rewritten is None:
                 rewritten = self._rewritten(statement, findings)
-            if rewritten is not None and _spaceless(rewritten) == _spaceless(
-                self.data[neighbour.start_byte : neighbour.end_byte]
-            ):
+            if rewritten is None:
+                continue
+            theirs = self.data[neighbour.start_byte : neighbour.end_byte]
+            if _spaceless(rewritten) == _spaceless(theirs) or _same_value(statement, rewritten, neighbour, theirs):
                 return self._beside(neighbour)
         return None
 
@@ -534,6 +551,11 @@ class Reviewer:
                 )
 
 
+def _twin_of(node: Node, twins: dict[tuple[int, int], str]) -> str | None:
+    statement = _statement_of(node) if twins else None
+    return twins.get((statement.start_byte, statement.end_byte)) if statement is not None else None
+
+
 _SIMPLE_STATEMENTS = frozenset({"expression_statement", "return_statement", "assert_statement"})
 _SPACES = re.compile(rb"\s+")
 
@@ -556,6 +578,28 @@ def _sibling(statement: Node, step: int) -> Node | None:
     while current is not None and current.type == "comment":
         current = current.prev_named_sibling if step < 0 else current.next_named_sibling
     return current if current is not None and current.type in _SIMPLE_STATEMENTS else None
+
+
+def _same_value(statement: Node, rewritten: bytes, neighbour: Node, theirs: bytes) -> bool:
+    """Both assign, and the rewrite would give this one's value the neighbour's (`self.on_gpu = <probe>` beside
+    `self.on_npu = <the same probe for the target>`): the neighbour is the target's twin."""
+    mine, other = _assignment(statement), _assignment(neighbour)
+    if mine is None or other is None:
+        return False
+    value = mine.child_by_field_name("right")
+    their_value = other.child_by_field_name("right")
+    if value is None or their_value is None:
+        return False
+    offset = statement.start_byte
+    shift = len(rewritten) - (statement.end_byte - statement.start_byte)
+    mine_text = rewritten[value.start_byte - offset : value.end_byte - offset + shift]
+    their_text = theirs[their_value.start_byte - neighbour.start_byte : their_value.end_byte - neighbour.start_byte]
+    return _spaceless(mine_text) == _spaceless(their_text)
+
+
+def _assignment(statement: Node) -> Node | None:
+    inner = statement.named_children[0] if statement.named_children else None
+    return inner if inner is not None and inner.type == "assignment" else None
 
 
 def _spaceless(code: bytes) -> bytes:

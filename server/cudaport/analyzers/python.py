@@ -620,8 +620,11 @@ class PythonAnalyzer:
         method = self.know.methods.get(name)
         if method is not None and method.called == called:
             defined = _own_attribute(file, name)
-            if defined is not None:
-                self._own_method(file, node, attribute, name, defined)
+            if defined is not None and _on_self(attribute):
+                return  # the program's own attribute or method, on its own object: none of CUDA's
+            counterpart = method.counterparts.get(file.target)
+            if defined is not None and counterpart is not None and counterpart.replacement not in ("", "=", name):
+                self._own_method(file, node, name, defined)
                 return
             counterpart = method.counterparts.get(file.target)
             suffix = "()" if called else ""
@@ -642,15 +645,13 @@ class PythonAnalyzer:
         if file.target in self.know.unsupported_targets and called and name in self.know.unsupported_methods:
             file.add(self._unsupported(f"Tensor.{name}", node, file.target))
 
-    def _own_method(self, file: _File, node: Node, attribute: Node, name: str, defined: int) -> None:
-        """`.is_cuda` where the file defines an attribute or method of that name itself (`self.is_cuda = ...`): on
-        `self` it is the program's own name, no CUDA dependency; on another object it may be either, so a person
-        tells (a rename would have to follow every read and write of the program's attribute)."""
-        receiver = attribute.child_by_field_name("object")
-        if receiver is not None and receiver.type == "identifier" and text(receiver) in ("self", "cls"):
-            return
+    def _own_method(self, file: _File, node: Node, name: str, defined: int) -> None:
+        """`.cuda()` on an object where the file defines an attribute or method of that name itself: it may be the
+        program's or a tensor's, so a person tells (a rewrite would have to follow every read and write of the
+        program's own)."""
         line = file.data.count(b"\n", 0, defined) + 1
-        symbol = Symbol(f".{name}", "method", self.know.methods[name].rule, "torch", {})
+        suffix = "()" if self.know.methods[name].called else ""
+        symbol = Symbol(f".{name}{suffix}", "method", self.know.methods[name].rule, "torch", {})
         message = t(
             "`.{name}` is also a method or attribute this file defines (line {line}): if this one is a tensor's or "
             "a module's, change it by hand; a rewrite would rename the program's own too",
@@ -853,6 +854,11 @@ class PythonAnalyzer:
 
 
 _NAMES = PythonNames()
+
+
+def _on_self(attribute: Node) -> bool:
+    receiver = attribute.child_by_field_name("object")
+    return receiver is not None and receiver.type == "identifier" and text(receiver) in ("self", "cls")
 
 
 def _own_attribute(file: _File, name: str) -> int | None:
