@@ -298,3 +298,21 @@ async def test_no_dual_stack_action_where_the_editor_cannot_create_the_header(ls
     actions = await session.code_actions(uri, (line, column))
     assert "Replace `cudaFree` with `hipFree`" in [a.title for a in actions]
     assert not [a for a in actions if "dual-stack" in a.title]
+
+
+async def test_a_quick_fix_that_breaks_the_program_alone_is_not_offered(lsp: Launcher, tmp_path: Path) -> None:
+    """The variable is set on one line and read on the next: renaming one of them alone would read a key nothing
+    sets. Each quick fix is checked whole, as `cudaport fix` checks its result; fix-all renames both."""
+    path = tmp_path / "launch.py"
+    path.write_text(
+        'import os\nos.environ["CUDA_VISIBLE_DEVICES"] = "0"\nprint(os.environ.get("CUDA_VISIBLE_DEVICES"))\n'
+    )
+    session = await lsp.start(options={**FAST, "target": "npu"})
+    uri = session.open(path)
+    assert len(await session.diagnostics(uri)) == 2
+    actions = await session.code_actions(uri, (1, 14))
+    assert not [a for a in actions if a.title.startswith("Replace")]
+    assert any(a.title.startswith("Ignore CP7030") for a in actions)  # suppressing it is still offered
+    [fix_all] = await session.code_actions(uri, (0, 0), only=[FIX_ALL])
+    text = session.apply(uri, (await session.resolve(fix_all)).edit)
+    assert text.count("ASCEND_RT_VISIBLE_DEVICES") == 2 and "CUDA_VISIBLE_DEVICES" not in text

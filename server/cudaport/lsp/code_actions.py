@@ -14,7 +14,7 @@ from pygls.uris import from_fs_path
 
 from .. import comments, dualstack
 from ..i18n import t
-from ..models import CompatEntry, Finding
+from ..models import CompatEntry, Finding, Fix
 from ..source import LineIndex, SourceFile
 from . import edits as byte_edits
 from .languages import LanguageProfile, profile
@@ -75,6 +75,8 @@ def _quick_fixes(snapshot: Snapshot, selection: types.Range) -> list[types.CodeA
     for finding in shown:
         diagnostic = as_lsp(build(finding))
         fix = finding.fix
+        if fix is not None and _breaks_alone(snapshot, fix):
+            fix = None  # applied alone, the result would not be the same program (fix-all applies it with the rest)
         if fix is not None:
             edits = [byte_edits.minimal(snapshot.data, e.start, e.end, e.text.encode()) for e in fix.edits]
             title = fix.title if fix.is_safe else t("{title} (unsafe: review the result)", title=fix.title)
@@ -104,6 +106,17 @@ def _quick_fixes(snapshot: Snapshot, selection: types.Range) -> list[types.CodeA
                 )
             )
     return fixes + ignores
+
+
+def _breaks_alone(snapshot: Snapshot, fix: Fix) -> bool:
+    """A quick fix is checked whole, as `fix` checks its result: one that renames a name the program also writes
+    elsewhere (an environment variable set on one line and read on another) is offered by fix-all only."""
+    if snapshot.tree is None or snapshot.language is None:
+        return False
+    reason = snapshot.engine.judge_fix(snapshot.data, snapshot.tree, snapshot.language, fix)
+    if reason is not None:
+        log.debug("quick fix %r not offered: %s", fix.title, reason)
+    return reason is not None
 
 
 def fix_all_edit(snapshot: Snapshot) -> types.WorkspaceEdit:
