@@ -22,11 +22,11 @@ from tree_sitter import Parser
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import SDISTS, c_files, fetch
-from cudaport.analyzers.cfamily import CUDA_LANGUAGE
-from cudaport.config import load_settings
-from cudaport.engine import Engine
-from cudaport.files import SourcePath
-from cudaport.project import ProjectIndex
+from cudaport.analyzers.c.language import CUDA_LANGUAGE
+from cudaport.engine.engine import Engine
+from cudaport.project.config import load_settings
+from cudaport.project.files import SourcePath
+from cudaport.project.includes import ProjectIndex
 
 
 def bare_parse(files: list[Path]) -> float:

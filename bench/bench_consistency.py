@@ -22,12 +22,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import pypi_sdist
-from cudaport import consistency, engine
-from cudaport.config import load_settings
-from cudaport.engine import Engine
-from cudaport.files import SourcePath, discover
-from cudaport.project import ProjectIndex
-from cudaport.source import SkipFile
+from cudaport.engine import consistency, engine
+from cudaport.engine.engine import Engine
+from cudaport.model.source import SkipFile
+from cudaport.project.config import load_settings
+from cudaport.project.files import SourcePath, discover
+from cudaport.project.includes import ProjectIndex
 
 TREES = {"deepspeed": "0.19.8", "colossalai": "0.5.0", "mamba-ssm": "2.3.2.post1"}
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
-from cudaport.config import Settings
-from cudaport.engine import Engine
-from cudaport.files import SourcePath, discover, file_kind
-from cudaport.source import LineIndex
+from cudaport.engine.engine import Engine
+from cudaport.model.source import LineIndex
+from cudaport.project.config import Settings
+from cudaport.project.files import SourcePath, discover, file_kind
 
 
 def files_of(trees: list[Path], settings: Settings) -> list[SourcePath]:

@@ -556,8 +556,8 @@ def _p(values: list[float], percentile: int) -> float:
 
 def python_supported() -> bool:
     sys.path.insert(0, str(ROOT / "server"))
-    from cudaport.config import Settings
-    from cudaport.engine import Engine
+    from cudaport.engine.engine import Engine
+    from cudaport.project.config import Settings
 
     return Engine(Settings()).supports("python")
 

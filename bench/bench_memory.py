@@ -155,7 +155,7 @@ def main() -> int:
     work = args.work or Path(tempfile.gettempdir()) / f"cudaport-bench-memory-{args.tree.name}"
     work.mkdir(parents=True, exist_ok=True)
     copies = copies_of(args.tree, work, max(counts))
-    from cudaport.project import checkout_root
+    from cudaport.project.includes import checkout_root
 
     above = checkout_root(work)
     if above is not None:  # its whole checkout would be searched for headers: another tree than the one measured

@@ -23,8 +23,8 @@ import tree_sitter_python
 from tree_sitter import Language, Parser
 
 from corpus import sdist
-from cudaport.config import Settings
-from cudaport.engine import Engine
+from cudaport.engine.engine import Engine
+from cudaport.project.config import Settings
 
 HERE = Path(__file__).resolve().parent
 PACKAGES = (

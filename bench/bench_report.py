@@ -47,8 +47,8 @@ def fetch(name: str) -> Path:
 
 
 def python_supported() -> bool:
-    from cudaport.config import Settings
-    from cudaport.engine import Engine
+    from cudaport.engine.engine import Engine
+    from cudaport.project.config import Settings
 
     return Engine(Settings()).supports("python")
 
@@ -102,7 +102,7 @@ def scratch_folder() -> Path:
     """A temporary folder outside any version-control checkout: inside one (a /tmp that someone made a git
     repository, a checkout's bench/), the report would search the whole checkout for headers and the figures
     would measure that."""
-    from cudaport.project import checkout_root
+    from cudaport.project.includes import checkout_root
 
     for candidate in (os.environ.get("TMPDIR"), "/var/tmp", tempfile.gettempdir(), "/dev/shm"):
         if candidate and Path(candidate).is_dir() and checkout_root(Path(candidate)) is None:
@@ -150,7 +150,7 @@ def report_memory(
 
 
 def main() -> int:
-    from cudaport.ruleset import load_ruleset
+    from cudaport.knowledge.ruleset import load_ruleset
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", choices=sorted(CORPORA), default="deepspeed")

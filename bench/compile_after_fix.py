@@ -40,7 +40,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cudaport.ruleset import load_ruleset
+from cudaport.knowledge.ruleset import load_ruleset
 
 C_SUFFIXES = {".cu", ".cuh", ".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".inl"}
 HIP_INCLUDE_ROOTS = [Path("/usr/include")]

@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import pypi_sdist
-from cudaport.ruleset import load_ruleset
+from cudaport.knowledge.ruleset import load_ruleset
 
 PROJECTS = {  # multi-device training frameworks: CUDA beside NPU, MLU, XPU, ... code paths
     "accelerate": "1.15.0",

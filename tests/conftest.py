@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from cudaport.cli import main
-from cudaport.models import Finding
+from cudaport.cli.main import main
+from cudaport.model.findings import Finding
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "c"

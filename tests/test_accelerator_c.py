@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import cudaport_module, require_shared_reference, target_finding_lines
-from cudaport import cli
+from cudaport.cli import main as cli
 from tooling import ensure_apt
 
 HERE = Path(__file__).parent

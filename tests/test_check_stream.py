@@ -135,7 +135,7 @@ def _write_expectations() -> None:
     import os
     import tempfile
 
-    from cudaport.cli import main
+    from cudaport.cli.main import main
 
     EXPECTED.mkdir(parents=True, exist_ok=True)
     for case, arguments in CASES.items():

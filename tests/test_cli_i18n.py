@@ -13,9 +13,9 @@ import pytest
 
 from conftest import Cli, copy_fixtures, run_subprocess
 from cudaport import i18n
-from cudaport.config import load_settings
-from cudaport.engine import Engine
-from cudaport.ruleset import load_ruleset
+from cudaport.engine.engine import Engine
+from cudaport.knowledge.ruleset import load_ruleset
+from cudaport.project.config import load_settings
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 DIFFICULTIES = ("portable", "mechanical", "manual", "blocker")

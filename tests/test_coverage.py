@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, SHARED_REFERENCE, Cli, require_shared_reference
-from cudaport.analyzers.calls import load_call_rewrites
-from cudaport.models import Difficulty
-from cudaport.ruleset import RuleSet, load_ruleset
+from cudaport.analyzers.c.calls import load_call_rewrites
+from cudaport.knowledge.ruleset import RuleSet, load_ruleset
+from cudaport.model.findings import Difficulty
 
 API_MAP = SHARED_REFERENCE / "cuda-hip-api-map.csv"
 # The importer's corrections of HIPIFY's header table (paths HIP does not install), the one list of them.

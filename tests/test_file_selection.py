@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from conftest import Cli
-from cudaport.config import load_settings
-from cudaport.files import is_excluded
+from cudaport.project.config import load_settings
+from cudaport.project.files import is_excluded
 
 KERNEL = "#include <cuda_runtime.h>\nvoid f(void **p) { cudaMalloc(p, 4); }\n"
 

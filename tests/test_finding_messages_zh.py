@@ -15,11 +15,12 @@ import pytest
 
 from conftest import REPO, Cli
 from cudaport import i18n
-from cudaport.config import Settings
-from cudaport.engine import Engine
-from cudaport.files import language_for
-from cudaport.models import Finding
-from cudaport.ruleset import load_ruleset
+from cudaport.engine.engine import Engine
+from cudaport.engine.session import Session
+from cudaport.knowledge.ruleset import load_ruleset
+from cudaport.model.findings import Finding
+from cudaport.project.config import Settings
+from cudaport.project.files import language_for
 
 FIXTURES = REPO / "tests" / "fixtures"
 MESSAGES = FIXTURES / "messages"  # a sample in the style of the vendor SDKs' samples, written for these tests
@@ -203,7 +204,7 @@ def test_a_session_keeps_the_line_a_chinese_message_names(chinese: None) -> None
         b"#else\nvoid f() { cudaFree(0); }\n#endif\n"
     )
     engine = Engine(Settings(target="hip"))
-    session = engine.open(None, text, "c")
+    session = Session(engine, None, text, "c")
     session.analyse()
     (ported,) = [f for f in session.findings if f.symbol == "cudaFree"]
     assert "（第 2 行）" in ported.message

@@ -11,14 +11,14 @@ import pytest
 from tree_sitter import Parser
 
 from conftest import REPO, Cli
-from cudaport import consistency
-from cudaport.analyzers.cfamily import CUDA_LANGUAGE
-from cudaport.analyzers.cnames import CNames
-from cudaport.analyzers.pyimports import PYTHON_LANGUAGE
-from cudaport.analyzers.pynames import PythonNames
-from cudaport.config import Settings
-from cudaport.engine import Engine
-from cudaport.models import Applicability, Difficulty, Edit, Finding, Fix
+from cudaport.analyzers.c.language import CUDA_LANGUAGE
+from cudaport.analyzers.c.names import CNames
+from cudaport.analyzers.python.imports import PYTHON_LANGUAGE
+from cudaport.analyzers.python.names import PythonNames
+from cudaport.engine import consistency
+from cudaport.engine.engine import Engine
+from cudaport.model.findings import Applicability, Difficulty, Edit, Finding, Fix
+from cudaport.project.config import Settings
 
 TRUST = REPO / "tests" / "fixtures" / "trust"
 
@@ -107,7 +107,7 @@ def _problems(source: str, edits: list[tuple[str, str, int]], parsed: bool) -> l
     tree = PYTHON.parse(data)
     after = after_tree = None
     if parsed:
-        from cudaport.source import apply_edits
+        from cudaport.model.source import apply_edits
 
         after = apply_edits(data, found)
         after_tree = PYTHON.parse(after)
@@ -158,7 +158,7 @@ def test_c_names_the_file_defines_are_judged_on_the_parsed_result() -> None:
     source = b"#define cudaCheckX(x) (x)\nint f() { return cudaCheckX(1); }\n"
     start = source.index(b"cudaCheckX(1)")
     edits = [Edit(start, start + len("cudaCheckX"), "hipCheckX")]
-    from cudaport.source import apply_edits
+    from cudaport.model.source import apply_edits
 
     after = apply_edits(source, edits)
     verdict = consistency.judge(

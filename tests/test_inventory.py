@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, Cli
-from cudaport.ruleset import load_ruleset
+from cudaport.knowledge.ruleset import load_ruleset
 
 INVENTORY = REPO / "tests" / "fixtures" / "inventory"
 BAD = REPO / "tests" / "fixtures" / "inventory-bad"

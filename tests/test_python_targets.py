@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import cudaport_module, target_finding_lines
-from cudaport import cli
+from cudaport.cli import main as cli
 
 FIXTURES = Path(__file__).parent / "fixtures" / "python"
 SOURCES = sorted(p.name for p in FIXTURES.glob("*.py"))

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from conftest import finding_key
-from cudaport.config import Settings
-from cudaport.engine import Engine
-from cudaport.models import Finding
-from cudaport.source import LineIndex
+from cudaport.engine.engine import Engine
+from cudaport.model.findings import Finding
+from cudaport.model.source import LineIndex
+from cudaport.project.config import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted([*ROOT.joinpath("tests/lsp/data").glob("*.cu"), *ROOT.joinpath("examples/cuda").glob("*.cu")])

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from conftest import finding_key
-from cudaport.config import Settings
-from cudaport.engine import Engine
-from cudaport.models import Finding
+from cudaport.engine.engine import Engine
+from cudaport.model.findings import Finding
+from cudaport.project.config import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted(

@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import BrowserContext, Page, sync_playwright
 
-from cudaport import cli
-from cudaport.ruleset import Target, load_ruleset
+from cudaport.cli import main as cli
+from cudaport.knowledge.ruleset import Target, load_ruleset
 from tooling import ensure_apt
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from cudaport.ruleset import load_ruleset
+from cudaport.knowledge.ruleset import load_ruleset
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PROJECT = "report_project"
@@ -586,9 +586,9 @@ def test_route_follows_what_the_code_uses(
 def test_route_c_says_what_the_dual_stack_fix_covers_when_told(tmp_path: Path) -> None:
     """The seam for `fix --style dual-stack`: given which findings it covers, route C's files say how many it
     writes and how many remain; without it the report lists the files and claims nothing."""
-    from cudaport.config import load_settings
+    from cudaport.model.results import Diagnostic
+    from cudaport.project.config import load_settings
     from cudaport.report import assess, render
-    from cudaport.results import Diagnostic
 
     write_project(tmp_path / "p", {"filter.cpp": NPP_FILE, "f0.cu": RENAMES["f0.cu"]})
     settings = load_settings(tmp_path)

@@ -22,10 +22,10 @@ import pytest
 from playwright.sync_api import BrowserContext, Page
 
 from cudaport import i18n
-from cudaport import tomlcompat as tomllib
-from cudaport.config import load_settings
+from cudaport.knowledge import tomlcompat as tomllib
+from cudaport.knowledge.ruleset import load_ruleset
+from cudaport.project.config import load_settings
 from cudaport.report import assess, render
-from cudaport.ruleset import load_ruleset
 from test_report_browser import ARTIFACTS, browser  # noqa: F401  (the browser fixture, Debian's Chromium)
 from tooling import ensure_apt_file
 

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, cudaport_executable
-from cudaport import rulecache
-from cudaport.ruleset import bundled_rules_dir
+from cudaport.knowledge import rulecache
+from cudaport.knowledge.ruleset import bundled_rules_dir
+from cudaport.resources import cache as cache_folder
 
 HOUSE_RULES = """
 [[rule]]
@@ -182,13 +183,13 @@ def test_a_compiled_table_is_built_once_and_again_when_its_files_change(
         builds.append(1)
         return {"x": po.read_text(encoding="utf-8").split('msgstr "')[1].rstrip('"\n')}
 
-    assert rulecache.cached_table("catalogue-test", [po], build) == {"x": "叉"}
-    assert rulecache.cached_table("catalogue-test", [po], build) == {"x": "叉"}
+    assert cache_folder.cached_table("catalogue-test", [po], build) == {"x": "叉"}
+    assert cache_folder.cached_table("catalogue-test", [po], build) == {"x": "叉"}
     assert len(builds) == 1
     po.write_text('msgid "x"\nmsgstr "叉叉"\n', encoding="utf-8")
-    assert rulecache.cached_table("catalogue-test", [po], build) == {"x": "叉叉"}
+    assert cache_folder.cached_table("catalogue-test", [po], build) == {"x": "叉叉"}
     assert len(builds) == 2
     cached = tmp_path / "cache" / "catalogue-test.marshal"
     cached.write_bytes(cached.read_bytes()[:-3])  # cut short
-    assert rulecache.cached_table("catalogue-test", [po], build) == {"x": "叉叉"}
+    assert cache_folder.cached_table("catalogue-test", [po], build) == {"x": "叉叉"}
     assert len(builds) == 3

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from conftest import REPO, Cli
-from cudaport import tomlcompat
-from cudaport.analyzers.calls import load_call_rewrites
-from cudaport.ruleset import load_ruleset
+from cudaport.analyzers.c.calls import load_call_rewrites
+from cudaport.knowledge import tomlcompat
+from cudaport.knowledge.ruleset import load_ruleset
 
 SECTIONS = ("What it does", "Why it matters", "Example", "Fix safety")
 # Rules that analyzers raise from patterns rather than from name tables.

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from conftest import Cli
-from cudaport.config import Settings
-from cudaport.engine import Engine
-from cudaport.models import Finding
-from cudaport.presence import Presence, lines_starting_with
-from cudaport.ruleset import load_ruleset
-from cudaport.session import Session
-from cudaport.source import LineIndex
+from cudaport.analyzers.common.presence import Presence, lines_starting_with
+from cudaport.engine.engine import Engine
+from cudaport.engine.session import Session
+from cudaport.knowledge.ruleset import load_ruleset
+from cudaport.model.findings import Finding
+from cudaport.model.source import LineIndex
+from cudaport.project.config import Settings
 
 DATA = Path(__file__).resolve().parent / "lsp" / "data"
 TARGETS = sorted(load_ruleset().targets)
@@ -85,7 +85,7 @@ def test_incremental_findings_equal_a_whole_file_check_on_every_target(
     text = (DATA / "reduce.cu").read_text(encoding="utf-8").replace("\n", newline)
     path = tmp_path / "reduce.cu"
     engine = Engine(Settings(target=target))
-    session = engine.open(path, text.encode(), "c")
+    session = Session(engine, path, text.encode(), "c")
     session.analyse()
     rng = random.Random(f"{target}{newline}")
     snippets = [s.replace("\n", newline).encode() for s in SNIPPETS]
@@ -106,7 +106,7 @@ def test_lone_surrogates_in_the_buffer_keep_the_session_equal_to_a_whole_file_ch
     """JSON lets a client send lone surrogates; the server keeps them as their 3-byte form, which no file has."""
     engine = Engine(Settings())
     text = (DATA / "reduce.cu").read_text(encoding="utf-8")
-    session = engine.open(None, text.encode(), "c")
+    session = Session(engine, None, text.encode(), "c")
     session.analyse()
     rng = random.Random(7)
     snippets = [s.encode("utf-8", "surrogatepass") for s in [*SNIPPETS, "\ud800", "/* \udfff */"]]
@@ -140,7 +140,7 @@ def test_edits_on_directive_lines_keep_the_session_equal_to_a_whole_file_check(t
     fixtures = sorted((Path(__file__).resolve().parent / "fixtures" / "c").glob("*.cu"))
     text = b"".join(path.read_bytes() for path in fixtures)[:60000]
     engine = Engine(Settings(target=target))
-    session = engine.open(Path("directives.cu"), text, "c")
+    session = Session(engine, Path("directives.cu"), text, "c")
     session.analyse()
     rng = random.Random(target)
     whole_file_runs = 0
@@ -224,7 +224,7 @@ def test_directive_edits_continuations_and_pastes_keep_the_session_equal_to_a_ch
     text = text.replace("\r\n", "\n").replace("\n", newline)
     path = tmp_path / "directives.cu"
     engine = Engine(Settings(target=target))
-    session = engine.open(path, text.encode(), "c")
+    session = Session(engine, path, text.encode(), "c")
     session.analyse()
     rng = random.Random(f"directives {target}{newline}")
     whole_file = 0
@@ -259,7 +259,7 @@ def test_an_edit_on_the_continuation_line_of_an_if_is_a_directive_edit() -> None
         + b"void after(void *p) { cudaFree(p); }\n" * 40
     )
     engine = Engine(Settings(target="hip"))
-    session = engine.open(Path("continued.cu"), text, "c")
+    session = Session(engine, Path("continued.cu"), text, "c")
     session.analyse()
 
     def malloc() -> Finding:
@@ -346,7 +346,7 @@ def test_local_analyses_settle_to_a_whole_file_check(target: str, newline: str) 
     settle() said so (a front end sends them again only then)."""
     text = (DATA / "reduce.cu").read_text(encoding="utf-8").replace("\n", newline)
     engine = Engine(Settings(target=target))
-    session = engine.open(Path("reduce.cu"), text.encode(), "c")
+    session = Session(engine, Path("reduce.cu"), text.encode(), "c")
     session.analyse()
     rng = random.Random(f"local{target}{newline}")
     snippets = [s.replace("\n", newline).encode() for s in SNIPPETS]
@@ -370,7 +370,7 @@ def test_local_analyses_settle_to_a_whole_file_check(target: str, newline: str) 
 
 def test_typing_inside_a_function_is_analysed_alone_and_settles_unchanged() -> None:
     engine = Engine(Settings(target="hip"))
-    session = engine.open(Path("two.cu"), TWO_FUNCTIONS.encode(), "c")
+    session = Session(engine, Path("two.cu"), TWO_FUNCTIONS.encode(), "c")
     session.analyse()
     _typed(session, b"  cudaFree(d);", b"  cudaDeviceSynchronize();\n")
     outcome = session.analyse(local_first=True)
@@ -394,7 +394,7 @@ def test_a_comment_opened_inside_a_function_settles_to_what_the_file_makes_of_it
     """`/*` typed in the first function: alone, the comment ends with it; in the file it runs on to the `*/` in
     the second function and hides the cudaMalloc before it. settle() finds that out."""
     engine = Engine(Settings(target="hip"))
-    session = engine.open(Path("two.cu"), TWO_FUNCTIONS.encode(), "c")
+    session = Session(engine, Path("two.cu"), TWO_FUNCTIONS.encode(), "c")
     session.analyse()
     _typed(session, b"if (i < n)", b"/* ")
     assert session.analyse(local_first=True).mode == "local"
@@ -419,7 +419,7 @@ def test_a_struct_defined_elsewhere_is_seen_from_a_function_parsed_alone() -> No
         "}\n"
     )
     engine = Engine(Settings(target="hip"))
-    session = engine.open(Path("swap.cu"), text.encode(), "c")
+    session = Session(engine, Path("swap.cu"), text.encode(), "c")
     session.analyse()
     before = [f.rule for f in session.findings]
     assert "CP1023" in before
@@ -461,7 +461,7 @@ def test_edits_at_the_edges_of_conditional_blocks_are_analysed_alone(after: byte
     """An `#if`, `#else` or `#endif` line takes in nothing typed on the lines around it: an edit there needs no
     more of the file than the declarations beside it."""
     engine = Engine(Settings(target="hip"))
-    session = engine.open(Path("blocks.cu"), BLOCKS.encode(), "c")
+    session = Session(engine, Path("blocks.cu"), BLOCKS.encode(), "c")
     session.analyse()
     at = session.data.index(after) + len(after)
     session.edit(at, at, typed)
@@ -486,7 +486,7 @@ def test_a_directive_edited_is_analysed_with_its_block_alone_unless_it_reshapes_
     after: bytes, typed: bytes, local: bool
 ) -> None:
     engine = Engine(Settings(target="hip"))
-    session = engine.open(Path("blocks.cu"), BLOCKS.encode(), "c")
+    session = Session(engine, Path("blocks.cu"), BLOCKS.encode(), "c")
     session.analyse()
     at = session.data.index(after) + len(after)
     session.edit(at, at, typed)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Cli
-from cudaport.ruleset import load_ruleset
+from cudaport.knowledge.ruleset import load_ruleset
 
 KERNEL = """#include <cuda_runtime.h>
 __global__ void scale(float* x, int n) {

@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
-from cudaport import tomlcompat as tomllib  # noqa: E402
 from cudaport.i18n import read_catalogue  # noqa: E402
+from cudaport.knowledge import tomlcompat as tomllib  # noqa: E402
 
 CODE = ROOT / "server" / "cudaport"
 RULES = ROOT / "rules"

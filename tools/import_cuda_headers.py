@@ -23,7 +23,7 @@ from pathlib import Path
 RULES = Path(__file__).resolve().parents[1] / "rules"
 sys.path.insert(0, str(RULES.parent / "server"))
 
-from cudaport.ruleset import load_ruleset  # noqa: E402
+from cudaport.knowledge.ruleset import load_ruleset  # noqa: E402
 
 COLUMNS = ["name", "kind", "rule", "flags", "hip", "hip_difficulty", "hip_note", "npu", "npu_difficulty",
            "npu_note", "mlu", "mlu_difficulty", "mlu_note", "deprecated", "removed", "note"]  # fmt: skip

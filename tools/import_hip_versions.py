@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
-from cudaport.ruleset import load_ruleset, version_key  # noqa: E402
+from cudaport.knowledge.ruleset import load_ruleset, version_key  # noqa: E402
 
 OUT = ROOT / "rules" / "versions" / "hip.csv"
 COLUMNS = ["name", "counterpart", "difficulty", "added", "deprecated", "removed", "condition", "note", "source"]

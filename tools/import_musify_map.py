@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
-from cudaport.ruleset import load_ruleset  # noqa: E402
+from cudaport.knowledge.ruleset import load_ruleset  # noqa: E402
 
 OUT = ROOT / "rules" / "counterparts"
 DNN_NOTE = "musify renames the names only"

@@ -13,7 +13,7 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
 
-from cudaport.ruleset import load_ruleset
+from cudaport.knowledge.ruleset import load_ruleset
 
 from .conftest import CUDAPORT, TIMEOUT, Launcher, wait_until
 

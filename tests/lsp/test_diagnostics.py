@@ -10,7 +10,7 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
-from cudaport.ruleset import load_ruleset
+from cudaport.knowledge.ruleset import load_ruleset
 
 from .conftest import CUDAPORT, Launcher, Session, copy_data, position_of, wait_until
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import time
 
+from ..engine.session import Outcome
 from ..i18n import t
-from ..session import Outcome
 from .configuration import Resolved
 from .documents import Document, Skip, next_result_id
 

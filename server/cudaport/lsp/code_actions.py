@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from .. import comments, dualstack
+from ..analyzers.common import comments
 from ..i18n import t
-from ..models import CompatEntry, Finding, Fix
-from ..source import LineIndex, SourceFile
+from ..model.findings import CompatEntry, Finding, Fix
+from ..model.source import LineIndex, SourceFile
+from ..rewrite import dualstack
 from . import edits as byte_edits
 from .languages import LanguageProfile, profile
 from .positions import to_offset

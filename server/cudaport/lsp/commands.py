@@ -24,10 +24,10 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
 from pygls.uris import from_fs_path
 
-from ..files import Excluded, Skipped, SourcePath, discover
 from ..i18n import N_, t, tn
-from ..ruleset import load_ruleset
-from ..source import UTF8, UTF8_BOM, LineIndex, SkipFile, read_source
+from ..knowledge.ruleset import load_ruleset
+from ..model.source import UTF8, UTF8_BOM, LineIndex, SkipFile, read_source
+from ..project.files import Excluded, Skipped, SourcePath, discover
 from . import edits as byte_edits
 from . import logs, summary
 from .client import Client

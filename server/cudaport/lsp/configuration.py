@@ -11,12 +11,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import CONFIG_FILES, ConfigError, Settings, find_config, load_settings
-from ..engine import Engine
-from ..files import is_excluded
+from ..engine.engine import Engine
 from ..i18n import t
-from ..project import ProjectIndex
-from ..ruleset import RuleDataError, load_ruleset
+from ..knowledge.ruleset import RuleDataError, load_ruleset
+from ..project.config import CONFIG_FILES, ConfigError, Settings, find_config, load_settings
+from ..project.files import is_excluded
+from ..project.includes import ProjectIndex
 from .options import EditorOptions
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..i18n import N_
-from ..models import Finding
+from ..model.findings import Finding
 from . import logs
 from .documents import Document
 from .jsonparts import PreparedJSON, RawJSON

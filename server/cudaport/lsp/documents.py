@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pygls.uris import to_fs_path
 
-from ..models import Finding
-from ..session import Session
-from ..source import LineIndex
+from ..engine.session import Session
+from ..model.findings import Finding
+from ..model.source import LineIndex
 from .languages import detect_language
 from .positions import to_offset
 from .render import RenderedDiagnostics
@@ -23,7 +23,7 @@ from .render import RenderedDiagnostics
 if TYPE_CHECKING:  # the protocol library is loaded after the first diagnostics (cudaport.lsp.prelude)
     from lsprotocol import types
 
-    from ..engine import Engine
+    from ..engine.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +155,7 @@ class DocumentStore:
             path=path,
             language_id=item.language_id or "",
             version=item.version,
-            session=self._engine_for(path).open(path, encode(item.text), language),
+            session=Session(self._engine_for(path), path, encode(item.text), language),
         )
         self._documents[item.uri] = document
         return document

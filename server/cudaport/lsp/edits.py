@@ -7,7 +7,7 @@ import difflib
 
 from lsprotocol import types
 
-from ..source import LineIndex
+from ..model.source import LineIndex
 from .positions import to_range
 
 ByteEdit = tuple[int, int, bytes]  # replace bytes [start, end) with the given bytes

@@ -11,9 +11,9 @@ import re
 from lsprotocol import types
 
 from ..i18n import N_, t
-from ..models import Difficulty, Finding
-from ..output.words import difficulty_word
-from ..ruleset import REMOVED, Rule, RuleSet, Symbol
+from ..knowledge.ruleset import REMOVED, Rule, RuleSet, Symbol
+from ..model.findings import Difficulty, Finding
+from ..model.words import difficulty_word
 from .languages import profile
 from .positions import to_offset, to_range
 from .store import Snapshot

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..comments import C_FAMILY, GENERIC, PROFILES, PYTHON
-from ..comments import CommentSyntax as LanguageProfile
-from ..comments import syntax_for as profile
-from ..files import file_kinds, language_for
+from ..analyzers.common.comments import C_FAMILY, GENERIC, PROFILES, PYTHON
+from ..analyzers.common.comments import CommentSyntax as LanguageProfile
+from ..analyzers.common.comments import syntax_for as profile
+from ..knowledge.filekinds import file_kinds, language_for
 
 __all__ = ["C_FAMILY", "GENERIC", "PROFILES", "PYTHON", "LanguageProfile", "detect_language", "profile"]
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from ..i18n import normalize, t
-from ..models import Severity
+from ..model.findings import Severity
 
 LOG_LEVELS = ("error", "warning", "info", "debug")
 

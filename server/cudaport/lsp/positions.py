@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..source import LineIndex
+from ..model.source import LineIndex
 
 if TYPE_CHECKING:  # the protocol library takes a fifth of a second to load: the first diagnostics go out before it
     from lsprotocol import types

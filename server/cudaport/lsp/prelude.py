@@ -29,12 +29,14 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-from .. import __version__, rulecache
+from .. import __version__
+from ..resources import cache
 from . import logs
 from .diagnostics import diagnostics_json, pull
 from .framing import Frame
+from .initialize import InitializeRequest
 from .jsonparts import PreparedJSON, RawJSON, header, notification, published, response
-from .startup import InitializeRequest, start
+from .startup import start
 from .store import Store
 
 log = logging.getLogger(__name__)
@@ -78,7 +80,7 @@ def serve_first(
     params = message.get("params")
     capabilities = params.get("capabilities") if isinstance(params, dict) else None
     name, stamp = _initialize_record(capabilities)
-    cached = rulecache.read_record(name, stamp)
+    cached = cache.read_record(name, stamp)
     result = _json_object(cached)
     if result is None:
         early.remember_as = (name, stamp)
@@ -216,14 +218,14 @@ def _initialize_record(capabilities: Any) -> tuple[str, bytes]:
         if spec is not None and spec.origin is not None:
             files.append(Path(spec.origin))
     python = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    stamp = rulecache.stamp_of([f"lsp-initialize {__version__} {python}", described], files)
+    stamp = cache.stamp_of([f"lsp-initialize {__version__} {python}", described], files)
     return f"lsp-initialize-{_crc(described):08x}.json", stamp
 
 
 def remember_initialize(remember_as: tuple[str, bytes], result: Any) -> None:
     """Keep the server's answer to `initialize` (JSON) for the next start of a client like this one."""
     name, stamp = remember_as
-    rulecache.write_record(name, stamp, json.dumps(result, separators=(",", ":")).encode())
+    cache.write_record(name, stamp, json.dumps(result, separators=(",", ":")).encode())
 
 
 def _crc(text: str) -> int:

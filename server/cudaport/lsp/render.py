@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..findingstore import Block, FindingStore
-from ..models import Difficulty, Finding
-from ..output.words import difficulty_word  # the diagnostic's `data` keeps the English name for machines
-from ..ruleset import RuleSet
-from ..source import LineIndex
+from ..engine.store import Block, FindingStore
+from ..knowledge.ruleset import RuleSet
+from ..model.findings import Difficulty, Finding
+from ..model.source import LineIndex
+from ..model.words import difficulty_word  # the diagnostic's `data` keeps the English name for machines
 
 if TYPE_CHECKING:  # loaded where a typed message needs it: the first diagnostics go out before the library loads
     from cattrs import Converter

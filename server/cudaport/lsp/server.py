@@ -30,15 +30,15 @@ from .diagnostics import Diagnostics
 from .documents import uri_path
 from .features import register, register_command
 from .framing import Frame
+from .initialize import InitializeRequest
 from .jsonparts import PreparedJSON
 from .prelude import Early, remember_initialize
 from .protocol import CudaportProtocol, converter_factory
 from .settings import EditorSettings
-from .startup import InitializeRequest
-from .stdio import ThreadedWriter
 from .store import Store, tune_gc
 from .sync import TextSync
 from .workspace_diagnostics import WorkspaceDiagnostics
+from .writer import ThreadedWriter
 
 log = logging.getLogger(__name__)
 

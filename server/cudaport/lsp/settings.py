@@ -12,13 +12,14 @@ from typing import Any
 
 from lsprotocol import types
 
-from ..config import CONFIG_FILES
-from ..files import file_kinds
 from ..i18n import N_, t
+from ..knowledge.filekinds import file_kinds
+from ..project.config import CONFIG_FILES
 from . import language, logs, startup
 from .client import Client
 from .diagnostics import Diagnostics
 from .documents import uri_path
+from .initialize import InitializeRequest
 from .options import EditorOptions, parse_options
 from .store import Store
 from .workspace_diagnostics import WorkspaceDiagnostics
@@ -49,7 +50,7 @@ class EditorSettings:
         self._poller: asyncio.Task[None] | None = None
 
     # ---- start-up -----------------------------------------------------------------------------------------
-    def initialize(self, request: startup.InitializeRequest, encoding: str | None) -> None:
+    def initialize(self, request: InitializeRequest, encoding: str | None) -> None:
         """The client's initialize request (read into the store already when the first diagnostics were served
         before the server was up: the store is kept as it is)."""
         if self.store.started is None:

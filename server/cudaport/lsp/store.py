@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import i18n
-from ..engine import Engine
+from ..engine.engine import Engine
 from ..i18n import N_
-from ..models import Difficulty, Finding
-from ..source import LineIndex
+from ..model.findings import Difficulty, Finding
+from ..model.source import LineIndex
 from . import analysis, logs
 from .capabilities import ClientCapabilities
 from .configuration import Configuration, Resolved
@@ -27,7 +27,7 @@ from .render import DiagnosticBuilder, Style
 if TYPE_CHECKING:
     from lsprotocol import types
 
-    from .startup import InitializeRequest
+    from .initialize import InitializeRequest
 
 log = logging.getLogger(__name__)
 

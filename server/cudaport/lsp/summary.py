@@ -14,12 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import runner
-from ..config import Settings
-from ..engine import Engine
-from ..files import Excluded, Skipped, SourcePath, discover, file_kind
-from ..project import ProjectIndex
-from ..source import SourceFile
+from ..engine import runner
+from ..engine.engine import Engine
+from ..knowledge.filekinds import file_kind
+from ..model.source import SourceFile
+from ..project.config import Settings
+from ..project.files import Excluded, Skipped, SourcePath, discover
+from ..project.includes import ProjectIndex
 
 Progress = Callable[[int, int, str], None]  # (files done, files in all, the last file's label)
 

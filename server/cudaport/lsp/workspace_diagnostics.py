@@ -21,10 +21,10 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from ..files import Excluded, Skipped, SourcePath, discover
 from ..i18n import N_, t, tn
-from ..models import Difficulty
-from ..source import LineIndex
+from ..model.findings import Difficulty
+from ..model.source import LineIndex
+from ..project.files import Excluded, Skipped, SourcePath, discover
 from . import logs
 from .client import Client
 from .configuration import Resolved

@@ -1,8 +1,9 @@
 """`cudaport report`: the migration assessment — how hard the port is, where, by which route, at what effort, and
 to which target.
 
-Built from the engine's findings for each target, one file at a time (`assess`: `runner.scan`'s stream feeding a
-`ReportBuilder`), rendered as JSON, Markdown or one self-contained HTML page."""
+Built from the engine's findings for each target, one file at a time (`assess`: `engine.runner.scan`'s stream
+feeding a `ReportBuilder`), rendered as JSON, Markdown or one self-contained HTML page. May import: engine and
+below (never rewrite)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import itertools
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ..config import Settings
-from ..ruleset import RuleSet
-from ..runner import Progress, scan
+from ..engine.runner import Progress, scan
+from ..knowledge.ruleset import RuleSet
+from ..project.config import Settings
 from .html import render_html
 from .markdown import render_markdown
 from .model import Report, ReportBuilder

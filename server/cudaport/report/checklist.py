@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..i18n import t
-from ..ruleset import RuleDataError, RuleSet
+from ..knowledge.ruleset import RuleDataError, RuleSet
 
 TABLE = "verification"
 

@@ -12,9 +12,10 @@ import zlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..models import Difficulty
+from ..model.findings import Difficulty
 from .folders import Folder
-from .model import ApiUse, Availability, FileRow, Report, WorkGroup
+from .model import ApiUse, Availability, Report, WorkGroup
+from .rows import FileRow
 from .tally import Tally
 
 FORMAT_VERSION = 1

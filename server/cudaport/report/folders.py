@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, TypeVar
 
-from ..models import Difficulty
-from .effort import NO_HOURS, Hours
+from ..knowledge.effort import NO_HOURS, Hours
+from ..model.findings import Difficulty
 from .tally import Tally, combined_weight
 
 if TYPE_CHECKING:
-    from .model import FileRow
+    from .rows import FileRow
 
 # The chart of folders opens the folder that holds at least this share of the work, until the work splits.
 DOMINANT_SHARE = 0.6

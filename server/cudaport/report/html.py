@@ -19,13 +19,13 @@ from importlib import resources
 
 from .. import i18n
 from ..i18n import N_, t, tn
-from ..models import Difficulty
-from ..output.words import difficulty_word
+from ..knowledge.effort import WORK, Hours
+from ..model.findings import Difficulty
+from ..model.words import difficulty_word
 from .checklist import CheckItem
 from .details import availability_list, encode, payload, tally_list
-from .effort import WORK, Hours
 from .folders import Folder, focus
-from .model import ApiUse, Availability, FileRow, Report, TargetSummary, WorkGroup
+from .model import ApiUse, Availability, Report, TargetSummary, WorkGroup
 from .phrases import (
     DIFFICULTY_MEANINGS,
     FILE_ROWS,
@@ -42,6 +42,7 @@ from .phrases import (
     status_name,
 )
 from .routes import dual_stack_note
+from .rows import FileRow
 from .svg import Bar, Group, stacked_bars
 from .tally import DIFFICULTIES, Tally, percent
 from .verdict import RANKING_RULE, days_range, scale_meanings

@@ -10,9 +10,9 @@ import re
 from collections import Counter, defaultdict
 
 from ..i18n import N_, t, tn
-from ..models import Difficulty
-from ..output.words import difficulty_word
-from .effort import WORK, Hours
+from ..knowledge.effort import WORK, Hours
+from ..model.findings import Difficulty
+from ..model.words import difficulty_word
 from .folders import Folder, focus
 from .model import Availability, Report, WorkGroup
 from .phrases import (

@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from .. import __version__
-from ..config import Settings
 from ..i18n import t
-from ..models import Difficulty
-from ..results import Diagnostic, FileFindings
-from ..ruleset import OTHER_AREA, RuleSet
+from ..knowledge.effort import EffortModel, Hours, load_model
+from ..knowledge.ruleset import OTHER_AREA, RuleSet
+from ..model.findings import Difficulty
+from ..model.results import Diagnostic, FileFindings
+from ..project.config import Settings
 from .checklist import CheckItem, evaluate, load_checks
-from .effort import EffortMeter, EffortModel, Estimate, Hours, load_model
+from .effort import EffortMeter, Estimate
 from .folders import Folder, Totals, folder_tree
 from .routes import (
     DualStackCoverage,
@@ -33,6 +34,7 @@ from .routes import (
     load_routes,
     recommend,
 )
+from .rows import FileRow
 from .store import FindingStore
 from .tally import Tally, combined_weight
 from .verdict import LANGUAGE_WORDS, Scale, judge, rank, ranking_key
@@ -82,22 +84,6 @@ class TargetSummary:
     density: float  # person-days (high end) per 1,000 lines
     reasons: tuple[str, ...]
     plan: RoutePlan
-
-
-@dataclass
-class FileRow:
-    path: str
-    directory: str
-    language: str
-    lines: int
-    findings: dict[str, Tally]  # per target
-    fixable: dict[str, int]
-    effort: dict[str, Hours]
-    route: dict[str, str | None]  # A, B, C, or None: nothing to do
-    stored: int = -1  # the file's index in the finding store, -1 without findings
-
-    def weight(self) -> tuple[int, ...]:
-        return combined_weight(self.findings.values())
 
 
 @dataclass

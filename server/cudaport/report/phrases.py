@@ -4,7 +4,7 @@ active language (`i18n`): each sentence is one template whose fields a translati
 from __future__ import annotations
 
 from ..i18n import N_, t, tn
-from ..models import Difficulty
+from ..model.findings import Difficulty
 from .model import Availability, Report, TargetSummary, WorkGroup, language_name
 from .tally import Tally, percent
 from .verdict import days_range, days_text

@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .. import i18n
-from ..models import Difficulty
-from .effort import WORK, EffortModel, Estimate, Hours
+from ..knowledge.effort import WORK, EffortModel, Hours
+from ..model.findings import Difficulty
+from .effort import Estimate
 from .folders import Folder, Totals
 from .model import Availability, Report, TargetSummary
 from .routes import RoutePlan

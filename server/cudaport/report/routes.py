@@ -9,10 +9,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..i18n import t, tn
-from ..models import Difficulty
-from ..results import Diagnostic
-from ..ruleset import RuleDataError, RuleSet
-from .effort import NO_HOURS, EffortMeter, EffortModel, Hours
+from ..knowledge.effort import NO_HOURS, EffortModel, Hours
+from ..knowledge.ruleset import RuleDataError, RuleSet
+from ..model.findings import Difficulty
+from ..model.results import Diagnostic
+from .effort import EffortMeter
 from .words import clauses
 
 TABLE = "routes"

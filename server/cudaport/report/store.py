@@ -10,9 +10,9 @@ from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from ..models import Difficulty, Severity
-from ..results import Diagnostic
-from .effort import Hours, Kind
+from ..knowledge.effort import Hours, Kind
+from ..model.findings import Difficulty, Severity
+from ..model.results import Diagnostic
 
 ABSENT = -1  # the target has no finding on this row
 _FIXABLE = 1

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from html import escape
 
 from ..i18n import N_, t
-from ..models import Difficulty
-from ..output.words import difficulty_word
+from ..model.findings import Difficulty
+from ..model.words import difficulty_word
 from .tally import DIFFICULTIES, Tally
 
 COLORS = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..models import Difficulty
+from ..model.findings import Difficulty
 
 DIFFICULTIES: tuple[Difficulty, ...] = tuple(Difficulty)
 

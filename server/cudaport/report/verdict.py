@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..i18n import N_, t, tn
-from ..models import Difficulty
-from .effort import EffortModel, Estimate, Hours
+from ..knowledge.effort import EffortModel, Hours
+from ..model.findings import Difficulty
+from .effort import Estimate
 from .tally import Tally, percent
 from .words import both
 

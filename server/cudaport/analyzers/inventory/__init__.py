@@ -1,6 +1,7 @@
 """The project's CUDA inventory beyond its sources: build files, dependency manifests, containers, launch
-scripts, configurations, notebooks, Cython and shipped binaries. One small analyzer per file kind; the knowledge
-is rules/inventory.toml (and the environment variables and programs of rules/python.toml)."""
+scripts, configurations, Cython and shipped binaries (notebooks, whose cells are Python, are analyzers.notebook's).
+One small analyzer per file kind; the knowledge is rules/inventory.toml (and the environment variables and
+programs of rules/python.toml). May import: analyzers.common and below."""
 
 from __future__ import annotations
 
@@ -19,7 +20,6 @@ ANALYZERS = {
     "toml": "config:TomlAnalyzer",
     "yaml": "config:YamlAnalyzer",
     "json": "config:JsonAnalyzer",
-    "notebook": "notebook:NotebookAnalyzer",
     "cython": "cython:CythonAnalyzer",
     "elf": "elf:ElfAnalyzer",
 }

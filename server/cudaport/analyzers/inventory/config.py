@@ -12,7 +12,7 @@ from typing import Any
 from tree_sitter import Node
 
 from ...i18n import t
-from ..base import BadInput, FileContext
+from ..common.base import BadInput, FileContext
 from . import grammars
 from .core import InventoryAnalyzer, Token
 from .requirements import requirement_tokens

@@ -12,12 +12,12 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...files import file_kind
 from ...i18n import t
-from ...models import Applicability, Difficulty, Edit, Finding, FindingData, Fix
-from ...ruleset import RuleDataError, RuleSet, Symbol, TargetMapping
-from ..base import FileContext
-from ..pyknow import PythonKnowledge, load_python_knowledge
+from ...knowledge.filekinds import file_kind
+from ...knowledge.python import PythonKnowledge, load_python_knowledge
+from ...knowledge.ruleset import RuleDataError, RuleSet, Symbol, TargetMapping
+from ...model.findings import Applicability, Difficulty, Edit, Finding, FindingData, Fix
+from ..common.base import FileContext
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,9 @@ import re
 from typing import Any
 
 from ...i18n import t
-from ...models import Applicability, Difficulty, Edit, Finding, FindingData, Fix
-from ...ruleset import RuleSet
-from ..base import FileContext
+from ...knowledge.ruleset import RuleSet
+from ...model.findings import Applicability, Difficulty, Edit, Finding, FindingData, Fix
+from ..common.base import FileContext
 
 # Comments and strings (which hold no code), then identifiers; `cdef extern from "x.h"` names a header.
 _LEXEME = re.compile(

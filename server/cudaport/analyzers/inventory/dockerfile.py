@@ -8,7 +8,7 @@ from typing import Any
 
 from tree_sitter import Node
 
-from ..base import FileContext
+from ..common.base import FileContext
 from . import grammars
 from .core import InventoryAnalyzer, Token
 from .requirements import install_tokens

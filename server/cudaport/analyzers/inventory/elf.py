@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from ...i18n import t
-from ...models import Difficulty, Finding
-from ...ruleset import RuleSet
-from ..base import BadInput, FileContext
+from ...knowledge.ruleset import RuleSet
+from ...model.findings import Difficulty, Finding
+from ..common.base import BadInput, FileContext
 from .core import Matcher, Token
 
 _DEVICE_CODE = frozenset({".nv_fatbin", ".nvFatBinSegment", "__nv_module_id", ".nv.fatbin", "__nv_relfatbin"})
@@ -181,7 +181,7 @@ class ElfAnalyzer:
                     build=beside,
                 )
             return True
-        from ..pyknow import load_python_knowledge
+        from ...knowledge.python import load_python_knowledge
 
         match = load_python_knowledge(self.ruleset).match([package])
         if match is None or match[1] != 1 or match[0].report == "use":

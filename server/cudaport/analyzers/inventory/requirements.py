@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..base import FileContext
+from ..common.base import FileContext
 from . import grammars
 from .core import InventoryAnalyzer, Token
 

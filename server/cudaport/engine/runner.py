@@ -1,0 +1,240 @@
+"""Runs `check` over many files, in one process or several (--jobs), as a stream: each file's results come out in
+output order (by label) as soon as they are ready, and nothing of a file is kept once it has been consumed, so
+memory follows the largest file, not the tree. `fix` over a tree (rewrite.batch) runs its jobs the same way."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from .. import i18n
+from ..model.findings import Finding
+from ..model.results import Diagnostic, FileFindings, RunTotals
+from ..model.source import LineIndex
+from ..project.config import Settings
+from ..project.files import Excluded, Skipped, SourcePath, discover
+from ..project.ignorefiles import IgnoreRules
+from ..project.includes import ProjectIndex, checkout_root
+from .engine import Engine, FileResult
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+
+Progress = Callable[[int, int], None]
+Job = TypeVar("Job")
+Outcome = TypeVar("Outcome")
+PARALLEL_THRESHOLD = 48
+CHUNKS_IN_FLIGHT = 4  # per worker: enough to keep each busy, few enough that results never pile up
+
+
+def locate(label: str, findings: Iterable[Finding], lines: LineIndex) -> list[Diagnostic]:
+    """Findings placed in the file, in output order (see results.sort_diagnostics)."""
+    out = []
+    for finding in findings:
+        line, column = lines.position(finding.start)
+        end_line, end_column = lines.position(finding.end)
+        out.append(Diagnostic(label, line + 1, column + 1, end_line + 1, end_column + 1, finding))
+    out.sort(key=lambda d: (d.line, d.column, d.finding.rule))
+    return out
+
+
+def line_count(data: bytes) -> int:
+    return data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+
+
+# ---- per-process state ------------------------------------------------------------------------------------------
+_ENGINE: Engine | None = None
+
+
+def _init_worker(settings: Settings, roots: list[Path], language: str | None = None) -> None:
+    """A process's engine; a worker process also takes the run's language (findings carry their messages
+    written, in the worker, and a worker may start afresh rather than as a copy of the parent)."""
+    global _ENGINE
+    if language is not None and language != i18n.language():
+        i18n.set_language(language)
+    _ENGINE = Engine(settings)
+    _ENGINE.project = ProjectIndex(_ENGINE.ruleset, roots)
+
+
+def process_engine() -> Engine:
+    assert _ENGINE is not None, "worker not initialised"
+    return _ENGINE
+
+
+def _scan_one(job: tuple[SourcePath, tuple[str, ...]]) -> list[FileFindings]:
+    """One file, read and parsed once, analysed for each target."""
+    source_path, targets = job
+    return file_findings(source_path, process_engine().check_path_targets(source_path, targets))
+
+
+def file_findings(source_path: SourcePath, results: dict[str, FileResult]) -> list[FileFindings]:
+    """One file's results for several targets (Engine.check_path_targets) as a run streams them, one per target."""
+    out = []
+    index: LineIndex | None = None  # built once, and only for a file with findings
+    for target, result in results.items():
+        found = FileFindings(source_path.label, source_path.language, target, skipped=result.skipped)
+        if result.source is not None:
+            found.lines = line_count(result.source.data)
+            found.error = result.error
+            if result.findings:
+                index = index or LineIndex(result.source.data)
+                found.diagnostics = locate(source_path.label, result.findings, index)
+        out.append(found)
+    return out
+
+
+# ---- driving a run ----------------------------------------------------------------------------------------------
+@dataclass
+class Run:
+    files: list[SourcePath]
+    skipped: list[Skipped]
+    excluded: list[Excluded] = field(default_factory=list)
+
+
+def collect(paths: list[str], settings: Settings) -> Run:
+    """The files a run reads, in output order (by label: the order of the folder walk puts a folder's files before
+    its subfolders, which sorting by path does not)."""
+    files: list[SourcePath] = []
+    skipped: list[Skipped] = []
+    excluded: list[Excluded] = []
+    for item in discover(paths, settings):
+        if isinstance(item, Skipped):
+            skipped.append(item)
+        elif isinstance(item, Excluded):
+            excluded.append(item)
+        else:
+            files.append(item)
+    files.sort(key=lambda f: f.label)
+    return Run(files, skipped, excluded)
+
+
+def include_roots(paths: list[str], settings: Settings) -> list[Path]:
+    """Where include names are looked for: the folders named, the configuration's root, and the checkout they
+    are in (a repository's shared headers, such as cuda-samples' Common/, sit above the folder checked)."""
+    roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
+    roots.append(settings.root)
+    checkout = checkout_root(settings.root)
+    # not a checkout that ignores the project (a tree unpacked in an ignored folder of another one is no part of it)
+    if checkout is not None and (
+        checkout == settings.root or IgnoreRules().ignored_here_or_above(settings.root, True) is None
+    ):
+        roots.append(checkout)
+    return roots
+
+
+def _each(function: Callable[[Job], Outcome], chunk: list[Job]) -> list[Outcome]:
+    return [function(job) for job in chunk]
+
+
+def run_jobs(
+    function: Callable[[Job], Outcome],
+    jobs: Sequence[Job],
+    settings: Settings,
+    roots: list[Path],
+    workers: int,
+    progress: Progress | None,
+) -> Iterator[Outcome]:
+    """`function` over `jobs`, results in the order of the jobs. With several workers, a bounded number of chunks
+    is in flight: results wait for the consumer only as long as the slowest chunk ahead of them takes."""
+    count = len(jobs)
+    if workers <= 1 or count < 2:
+        _init_worker(settings, roots)
+        for done, job in enumerate(jobs, start=1):
+            yield function(job)
+            if progress:
+                progress(done, count)
+        return
+    from concurrent.futures import ProcessPoolExecutor  # a one-process run never loads multiprocessing
+
+    size = max(1, min(16, count // (workers * 4)))
+    chunks = (list(jobs[i : i + size]) for i in range(0, count, size))
+    with ProcessPoolExecutor(
+        max_workers=workers, initializer=_init_worker, initargs=(settings, roots, i18n.language())
+    ) as pool:
+        pending: deque[Future[list[Outcome]]] = deque(
+            pool.submit(_each, function, chunk) for chunk in itertools.islice(chunks, workers * CHUNKS_IN_FLIGHT)
+        )
+        done = 0
+        try:
+            while pending:
+                outcomes = pending.popleft().result()
+                following = next(chunks, None)
+                if following is not None:
+                    pending.append(pool.submit(_each, function, following))
+                for outcome in outcomes:
+                    done += 1
+                    yield outcome
+                    if progress:
+                        progress(done, count)
+        finally:
+            for future in pending:  # the consumer stopped early (an error, ^C): do not wait for work nobody reads
+                future.cancel()
+
+
+def worker_count(requested: int, files: int) -> int:
+    if requested > 0:
+        return requested
+    if files < PARALLEL_THRESHOLD:
+        return 1
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+class Scan:
+    """A run over a tree for one or more targets, as a stream of FileFindings: for each file in output order, one
+    per target in the order given. Iterate it once; consumers (the output writers, RunTotals, the report's
+    aggregator) each take the results of their target and keep what they need.
+
+    What discovery found before any file was read (skipped paths, missing paths, excluded folders) is known at
+    once, so a consumer can be given it before the stream starts."""
+
+    def __init__(
+        self,
+        paths: list[str],
+        settings: Settings,
+        targets: Sequence[str],
+        jobs: int = 1,
+        progress: Progress | None = None,
+    ) -> None:
+        if not targets:
+            raise ValueError("no target given")  # a programming error, not a user's
+        self.targets = tuple(dict.fromkeys(targets))
+        run = collect(paths, settings)
+        self.files = len(run.files)
+        self.skipped = [(s.label, s.reason) for s in run.skipped if not s.error]
+        self.errors = [(s.label, s.reason) for s in run.skipped if s.error]
+        self.excluded = [(e.label, e.reason) for e in run.excluded]
+        self._jobs = [(f, self.targets) for f in run.files]
+        self._settings = settings
+        self._roots = include_roots(paths, settings)
+        self._workers = worker_count(jobs, len(run.files))
+        self._progress = progress
+        self._started = False
+
+    def totals(self) -> dict[str, RunTotals]:
+        """An empty RunTotals per target, holding what discovery found, to `add` the stream to."""
+        return {t: RunTotals(t, self.skipped, self.errors, self.excluded) for t in self.targets}
+
+    def __iter__(self) -> Iterator[FileFindings]:
+        if self._started:
+            raise RuntimeError("a Scan is streamed once")
+        self._started = True
+        jobs, self._jobs = self._jobs, []
+        for results in run_jobs(_scan_one, jobs, self._settings, self._roots, self._workers, self._progress):
+            yield from results
+
+
+def scan(
+    paths: list[str],
+    settings: Settings,
+    targets: Sequence[str] | None = None,
+    jobs: int = 1,
+    progress: Progress | None = None,
+) -> Scan:
+    """`check` over `paths` for `targets` (default: the configured one), streamed (see Scan)."""
+    return Scan(paths, settings, targets or [settings.target], jobs, progress)
