@@ -10,7 +10,7 @@ from pathlib import Path
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "tools"))
-import architecture  # noqa: E402
+import architecture
 
 
 def test_imports_point_down_the_layers() -> None:
