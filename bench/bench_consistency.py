@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import pypi_sdist
-from cudaport.engine import consistency, engine
+from cudaport.engine import consistency, fixing, judging
 from cudaport.engine.engine import Engine
 from cudaport.model.source import SkipFile
 from cudaport.project.config import load_settings
@@ -35,14 +35,15 @@ TREES = {"deepspeed": "0.19.8", "colossalai": "0.5.0", "mamba-ssm": "2.3.2.post1
 @contextmanager
 def without_check() -> Iterator[None]:
     """The engine with the consistency check switched off: no judging, no comparing of the result's findings."""
-    judge, unexpected, select_judge = consistency.judge, engine._unexpected, Engine._judge
+    judge, unexpected, select_judge = consistency.judge, fixing.unexpected, judging.Judge.judge_findings
     consistency.judge = lambda *a, **k: consistency.Verdict([], False)  # type: ignore[assignment]
-    engine._unexpected = lambda *a, **k: []  # type: ignore[assignment]
-    Engine._judge = lambda *a, **k: None  # type: ignore[assignment]
+    fixing.unexpected = lambda *a, **k: []  # type: ignore[assignment]
+    judging.Judge.judge_findings = lambda *a, **k: None  # type: ignore[assignment,method-assign]
     try:
         yield
     finally:
-        consistency.judge, engine._unexpected, Engine._judge = judge, unexpected, select_judge  # type: ignore[assignment]
+        consistency.judge, fixing.unexpected = judge, unexpected  # type: ignore[assignment]
+        judging.Judge.judge_findings = select_judge  # type: ignore[method-assign]
 
 
 def sources(root: Path, settings: Any) -> list[tuple[SourcePath, bytes]]:
@@ -68,7 +69,7 @@ def timed(root: Path, target: str, files: list[tuple[SourcePath, bytes]]) -> tup
     applied = 0
     started = time.perf_counter()
     for item, data in files:
-        applied += instance.plan_fix(data, item.language, item.path).applied
+        applied += fixing.plan_fix(instance, data, item.language, item.path).applied
     return checked, time.perf_counter() - started, applied
 
 

@@ -46,7 +46,7 @@ from ..analyzers.common.presence import Presence
 from ..knowledge.ruleset import RuleSet
 from ..model.findings import Edit, Finding
 from ..model.source import LineIndex
-from . import spans
+from . import fixing, spans
 from .store import FindingStore
 
 if TYPE_CHECKING:
@@ -159,7 +159,7 @@ class Session:
         """The buffer after every fix `cudaport fix` would apply (all of them with `unsafe`)."""
         if self.language is None:
             return self.data
-        fixed, _, _ = self.engine.fix_data(self.data, self.language, self.path, unsafe)
+        fixed, _, _ = fixing.fix_data(self.engine, self.data, self.language, self.path, unsafe)
         return fixed
 
     def _context(self, data: bytes) -> FileContext:

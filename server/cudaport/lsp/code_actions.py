@@ -13,6 +13,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from ..analyzers.common import comments
+from ..engine import fixing
 from ..i18n import t
 from ..model.findings import CompatEntry, Finding, Fix
 from ..model.source import LineIndex, SourceFile
@@ -114,7 +115,7 @@ def _breaks_alone(snapshot: Snapshot, fix: Fix) -> bool:
     elsewhere (an environment variable set on one line and read on another) is offered by fix-all only."""
     if snapshot.tree is None or snapshot.language is None:
         return False
-    reason = snapshot.engine.judge_fix(snapshot.data, snapshot.tree, snapshot.language, fix)
+    reason = snapshot.engine.judge_for(snapshot.language).judge_fix(snapshot.data, snapshot.tree, fix)
     if reason is not None:
         log.debug("quick fix %r not offered: %s", fix.title, reason)
     return reason is not None
@@ -122,7 +123,7 @@ def _breaks_alone(snapshot: Snapshot, fix: Fix) -> bool:
 
 def fix_all_edit(snapshot: Snapshot) -> types.WorkspaceEdit:
     assert snapshot.language is not None
-    plan = snapshot.engine.plan_fix(snapshot.data, snapshot.language, snapshot.path)
+    plan = fixing.plan_fix(snapshot.engine, snapshot.data, snapshot.language, snapshot.path)
     log.debug("fix-all on %s: %d fixes", snapshot.uri, plan.applied)
     edits = byte_edits.difference(snapshot.data, plan.data)
     if plan.compat:  # fix-style = "dual-stack": the portability header or helper module changes too

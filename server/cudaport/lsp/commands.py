@@ -24,6 +24,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
 from pygls.uris import from_fs_path
 
+from ..engine import fixing
 from ..i18n import N_, t, tn
 from ..knowledge.ruleset import load_ruleset
 from ..model.source import UTF8, UTF8_BOM, LineIndex, SkipFile, read_source
@@ -141,7 +142,7 @@ class Commands:
                 return None
             data, version, lines = source.data, None, LineIndex(source.data)
         try:
-            fixed, applied, _ = resolved.engine.fix_data(data, source_path.language, source_path.path)
+            fixed, applied, _ = fixing.fix_data(resolved.engine, data, source_path.language, source_path.path)
         except Exception:
             log.exception(logs.said(N_("fixing {path} failed; it is left out of the migration"), path=source_path.path))
             return None

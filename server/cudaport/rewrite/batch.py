@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analyzers.common.base import BadInput
+from ..engine import fixing
 from ..engine.engine import Engine
 from ..engine.runner import collect, include_roots, locate, process_engine, run_jobs, worker_count
 from ..i18n import t
@@ -70,7 +71,7 @@ def _fix_one(job: tuple[SourcePath, bool, bool, bool, FixStyle]) -> FileOutcome:
         outcome.skipped = str(exc)
         return outcome
     try:
-        plan = engine.plan_fix(source.data, source_path.language, source_path.path, unsafe, style)
+        plan = fixing.plan_fix(engine, source.data, source_path.language, source_path.path, unsafe, style)
         new_data, applied, remaining = plan.data, plan.applied, plan.remaining
         if plan.withheld:
             lines = LineIndex(source.data)
@@ -110,7 +111,7 @@ def _add_ignores(
     wanted = [f for f in remaining if f.difficulty >= engine.settings.fail_on]
     if not wanted:
         return data, remaining
-    result = engine.add_ignores(data, source_path.language, source_path.path, wanted)
+    result = fixing.add_ignores(engine, data, source_path.language, source_path.path, wanted)
     outcome.ignores, outcome.ignored = result.directives, result.covered
     lines = LineIndex(data)
     refused = {(lines.line_of(f.start) + 1, f.rule, why): None for f, why in result.refused}
