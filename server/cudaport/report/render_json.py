@@ -14,10 +14,12 @@ from typing import Any
 from .. import i18n
 from ..knowledge.effort import WORK, EffortModel, Hours
 from ..model.findings import Difficulty
+from .checklist import CheckItem
 from .effort import Estimate
 from .folders import Folder, Totals
-from .model import Availability, Report, TargetSummary
+from .model import ApiUse, AreaSummary, Availability, Dependency, Report, TargetSummary, WorkGroup
 from .routes import RoutePlan
+from .rows import FileRow
 from .tally import Tally
 from .verdict import RANKING_RULE, scale_meanings
 
@@ -29,9 +31,25 @@ def render_json(report: Report) -> str:
 
 
 def iter_json(report: Report) -> Iterator[str]:
+    """The report as JSON text, piece by piece: the summary keys, then each list, the findings last (the only part
+    that grows with the tree, streamed from the finding store)."""
+    names = report.target_names
+    yield "{\n"
+    for key, value in _head(report):
+        yield f"{_dump(key)}: {_dump(value)},\n"
+    for key, items in _lists(report):
+        yield from _list(key, items)
+    yield '"findings": {\n'
+    for index, target in enumerate(names):
+        yield from _list(target, report.store.diagnostics(target), last=index == len(names) - 1)
+    yield "}\n}\n"
+
+
+def _head(report: Report) -> list[tuple[str, Any]]:
+    """What the report says about the run and per target: the keys before the lists."""
     names = report.target_names
     settings = report.settings
-    head: list[tuple[str, Any]] = [
+    return [
         ("version", SCHEMA_VERSION),
         ("tool", {"name": "cudaport", "version": report.tool_version}),
         ("language", i18n.language()),
@@ -93,115 +111,98 @@ def iter_json(report: Report) -> Iterator[str]:
         ("cheapest", report.cheapest),
         ("folders", _folder(report.folders, names)),
     ]
-    yield "{\n"
-    for key, value in head:
-        yield f"{_dump(key)}: {_dump(value)},\n"
-    yield from _list(
-        "directories",
-        (_directory(d, names) for d in report.directories),
-    )
-    yield from _list(
-        "files",
-        (
-            {
-                "path": f.path,
-                "directory": f.directory,
-                "language": f.language,
-                "lines": f.lines,
-                "targets": {
-                    t: {
-                        "findings": f.findings[t].as_dict(),
-                        "fixable": f.fixable[t],
-                        "worst": _label(f.findings[t].worst),
-                        "effort_hours": _hours(f.effort[t]),
-                        "route": f.route[t],
-                    }
-                    for t in names
-                },
+
+
+def _lists(report: Report) -> Iterator[tuple[str, Iterator[Any]]]:
+    """The report's lists, in order: each a key and its items, made as they are written."""
+    names = report.target_names
+    yield "directories", (_directory(d, names) for d in report.directories)
+    yield "files", (_file(f, names) for f in report.files)
+    yield "areas", (_area(a) for a in report.areas)
+    yield "dependencies", (_dependency(d) for d in report.dependencies)
+    yield "apis", (_api(a) for a in report.api_names())
+    yield "work", (_work(w) for w in report.work)
+    yield "verification", (_check(c) for c in report.checks)
+
+
+def _file(f: FileRow, names: list[str]) -> dict[str, Any]:
+    return {
+        "path": f.path,
+        "directory": f.directory,
+        "language": f.language,
+        "lines": f.lines,
+        "targets": {
+            t: {
+                "findings": f.findings[t].as_dict(),
+                "fixable": f.fixable[t],
+                "worst": _label(f.findings[t].worst),
+                "effort_hours": _hours(f.effort[t]),
+                "route": f.route[t],
             }
-            for f in report.files
-        ),
-    )
-    yield from _list(
-        "areas",
-        (
-            {
-                "name": a.name,
-                "about": a.about,
-                "uses": a.uses,
-                "files": a.files,
-                "targets": {t: tally.as_dict() for t, tally in a.targets.items()},
-                "rules": [d.rule for d in a.dependencies],
-            }
-            for a in report.areas
-        ),
-    )
-    yield from _list(
-        "dependencies",
-        (
-            {
-                "rule": d.rule,
-                "name": d.name,
-                "area": d.area,
-                "family": d.family,
-                "summary": d.summary,
-                "uses": d.uses,
-                "files": d.files,
-                "apis": dict(sorted(d.apis.items(), key=lambda item: (-item[1], item[0]))),
-                "targets": {t: _availability(a) for t, a in d.targets.items()},
-            }
-            for d in report.dependencies
-        ),
-    )
-    yield from _list(
-        "apis",
-        (
-            {
-                "symbol": a.symbol,
-                "rule": a.rule,
-                "family": a.family,
-                "uses": a.uses,
-                "files": a.files,
-                "targets": {t: _availability(av) for t, av in a.targets.items()},
-            }
-            for a in report.api_names()
-        ),
-    )
-    yield from _list(
-        "work",
-        (
-            {
-                "title": w.title,
-                "rule": w.rule,
-                "family": w.family,
-                "construct": w.pattern,
-                "uses": w.uses,
-                "files": w.files,
-                "targets": {t: _availability(av) for t, av in w.targets.items()},
-            }
-            for w in report.work
-        ),
-    )
-    yield from _list(
-        "verification",
-        (
-            {
-                "id": c.spec.id,
-                "title": c.spec.title,
-                "applies": c.applies,
-                "check": c.spec.check,
-                "threshold": c.spec.threshold or None,
-                "why": c.spec.why,
-                "triggers": [{"rule": t.rule, "names": list(t.names)} for t in c.triggers],
-                "targets": dict(c.details),
-            }
-            for c in report.checks
-        ),
-    )
-    yield '"findings": {\n'
-    for index, target in enumerate(names):
-        yield from _list(target, report.store.diagnostics(target), last=index == len(names) - 1)
-    yield "}\n}\n"
+            for t in names
+        },
+    }
+
+
+def _area(a: AreaSummary) -> dict[str, Any]:
+    return {
+        "name": a.name,
+        "about": a.about,
+        "uses": a.uses,
+        "files": a.files,
+        "targets": {t: tally.as_dict() for t, tally in a.targets.items()},
+        "rules": [d.rule for d in a.dependencies],
+    }
+
+
+def _dependency(d: Dependency) -> dict[str, Any]:
+    return {
+        "rule": d.rule,
+        "name": d.name,
+        "area": d.area,
+        "family": d.family,
+        "summary": d.summary,
+        "uses": d.uses,
+        "files": d.files,
+        "apis": dict(sorted(d.apis.items(), key=lambda item: (-item[1], item[0]))),
+        "targets": {t: _availability(a) for t, a in d.targets.items()},
+    }
+
+
+def _api(a: ApiUse) -> dict[str, Any]:
+    return {
+        "symbol": a.symbol,
+        "rule": a.rule,
+        "family": a.family,
+        "uses": a.uses,
+        "files": a.files,
+        "targets": {t: _availability(av) for t, av in a.targets.items()},
+    }
+
+
+def _work(w: WorkGroup) -> dict[str, Any]:
+    return {
+        "title": w.title,
+        "rule": w.rule,
+        "family": w.family,
+        "construct": w.pattern,
+        "uses": w.uses,
+        "files": w.files,
+        "targets": {t: _availability(av) for t, av in w.targets.items()},
+    }
+
+
+def _check(c: CheckItem) -> dict[str, Any]:
+    return {
+        "id": c.spec.id,
+        "title": c.spec.title,
+        "applies": c.applies,
+        "check": c.spec.check,
+        "threshold": c.spec.threshold or None,
+        "why": c.spec.why,
+        "triggers": [{"rule": t.rule, "names": list(t.names)} for t in c.triggers],
+        "targets": dict(c.details),
+    }
 
 
 def _list(key: str, items: Iterator[Any], last: bool = False) -> Iterator[str]:
