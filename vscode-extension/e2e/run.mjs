@@ -8,247 +8,21 @@
 //
 //   node e2e/run.mjs [--vsix path] [--keep] [--scenario en|zh-cn]
 // Exit code 0 when every check passes; screenshots of a failure go to e2e/artifacts/ (git-ignored).
-import { execFileSync, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+// The profile, code-server, the browser and the driving helpers are harness.mjs's (shared with screenshot.mjs).
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import net from "node:net";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import {
+  defaultVsix, extensionRoot, extensions, goTo, here, hoverRows, init, onDisk, openBrowser, openFile, page, port,
+  prepare, problemsText, results, root, row, runCommand, serverLog, startCodeServer, statusTooltipText, step, teardown,
+  userData, waitFor, workspace,
+} from "./harness.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const extensionRoot = resolve(here, "..");
 const args = process.argv.slice(2);
-const vsix = resolve(args.includes("--vsix") ? args[args.indexOf("--vsix") + 1] : join(extensionRoot, "cudaport-linux-x64.vsix"));
 const keep = args.includes("--keep");
 const only = args.includes("--scenario") ? args[args.indexOf("--scenario") + 1] : undefined;
-const artifacts = join(here, "artifacts");
-const chromiumPath = process.env.CUDAPORT_CHROMIUM || "/usr/bin/chromium";
-
-function fail(message) {
-  console.error(`e2e: ${message}`);
-  process.exit(1);
-}
-
-if (!existsSync(vsix)) fail(`no VSIX at ${vsix}: run \`npm run package\` first`);
-if (!existsSync(chromiumPath)) fail(`no Chromium at ${chromiumPath}: apt-get install chromium`);
-execFileSync(join(here, "install.sh"), { stdio: "inherit" });
-const require = createRequire(join(here, "package.json"));
-const { chromium } = require("playwright-core");
-const codeServer = join(here, "node_modules", ".bin", "code-server");
-
-// ---- a throw-away VS Code profile and workspace, and code-server on it ------------------------------------------
-let root, home, userData, extensions, workspace, settingsFile, env, common, port, server, serverLog;
-
-/** A fresh profile and workspace (`files` copied from e2e/workspace), with the VSIX installed. */
-function prepare(files, settings) {
-  root = mkdtempSync(join(tmpdir(), "cudaport-e2e-"));
-  home = join(root, "home");
-  userData = join(root, "user-data");
-  extensions = join(root, "extensions");
-  workspace = join(root, "workspace");
-  for (const dir of [home, join(userData, "User"), extensions, workspace]) mkdirSync(dir, { recursive: true });
-  for (const name of files) copyFileSync(join(here, "workspace", name), join(workspace, name));
-  settingsFile = join(userData, "User", "settings.json");
-  writeSettings(settings);
-  env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, ".local/share") };
-  common = ["--user-data-dir", userData, "--extensions-dir", extensions];
-  execFileSync(codeServer, [...common, "--install-extension", vsix], { env, stdio: "inherit" });
-}
-
-function writeSettings(extra) {
-  const settings = {
-    "telemetry.telemetryLevel": "off",
-    "update.mode": "none",
-    "workbench.startupEditor": "none",
-    "workbench.tips.enabled": false,
-    "security.workspace.trust.enabled": false,
-    "extensions.autoCheckUpdates": false,
-    "extensions.autoUpdate": false,
-    "editor.quickSuggestions": { other: false, comments: false, strings: false },
-    "files.autoSave": "off",
-    "cudaport.interpreter": process.env.CUDAPORT_E2E_PYTHON || "python3",
-    ...extra,
-  };
-  writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
-}
-
-async function freePort() {
-  return new Promise((resolvePort) => {
-    const server = net.createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolvePort(port));
-    });
-  });
-}
-
-/** code-server on the profile; `folder` is the folder it opens (none: an empty window). */
-async function startCodeServer(extraArgs = [], folder = workspace) {
-  port = await freePort();
-  serverLog = [];
-  server = spawn(
-    codeServer,
-    [
-      ...common, "--bind-addr", `127.0.0.1:${port}`, "--auth", "none", "--disable-telemetry", "--disable-update-check",
-      "--disable-workspace-trust", "--disable-getting-started-override", ...extraArgs, ...(folder ? [folder] : []),
-    ],
-    { env, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  server.stdout.on("data", (chunk) => serverLog.push(String(chunk)));
-  server.stderr.on("data", (chunk) => serverLog.push(String(chunk)));
-  await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60000);
-}
-
-async function waitForHttp(url, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const response = await fetch(url);
-      if (response.ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`code-server did not answer at ${url}`);
-}
-
-// ---- the scenario ------------------------------------------------------------------------------------------------
-let browser;
-let page;
-const results = [];
-async function step(name, body) {
-  const started = Date.now();
-  try {
-    await body();
-    results.push(`ok   ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-    console.log(results.at(-1));
-  } catch (error) {
-    mkdirSync(artifacts, { recursive: true });
-    const shot = join(artifacts, `${name.replace(/[^a-z0-9]+/gi, "-")}.png`);
-    if (page) await page.screenshot({ path: shot, fullPage: true }).catch(() => {});
-    console.error(`FAIL ${name}: ${error?.stack || error}\n  screenshot: ${shot}`);
-    throw error;
-  }
-}
-
-async function waitFor(predicate, what, timeoutMs = 60000) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  while (Date.now() < deadline) {
-    try {
-      last = await predicate();
-      if (last) return last;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ""}`);
-}
-
-async function runCommand(title) {
-  await page.keyboard.press("F1");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible" });
-  await input.fill(`>${title}`);
-  await waitFor(
-    async () => (await page.locator(".quick-input-list .monaco-list-row").first().textContent())?.includes(title.split(": ").pop()),
-    `the command "${title}" in the palette`,
-    20000,
-  );
-  await page.keyboard.press("Enter");
-}
-
-async function openFile(name) {
-  await page.keyboard.press("Control+P");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible" });
-  await input.fill(name);
-  await waitFor(
-    async () => (await page.locator(".quick-input-list .monaco-list-row").first().textContent())?.includes(name),
-    `${name} in quick open`,
-  );
-  await page.keyboard.press("Enter");
-  await page.locator(`.tab.active:has-text("${name}")`).waitFor({ timeout: 30000 });
-  await page.locator(".monaco-editor .view-lines").first().waitFor();
-}
-
-async function goTo(line, column) {
-  await page.keyboard.press("Control+G");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible" });
-  await input.fill(`:${line}:${column}`);  // the go-to-line mode of quick input starts with ":"
-  await page.keyboard.press("Enter");
-  await waitFor(
-    async () => (await page.locator(".statusbar-item[id$='status.editor.selection']").textContent())?.includes(`Ln ${line}, Col ${column}`),
-    `the cursor at ${line}:${column}`,
-    15000,
-  );
-}
-
-async function problemsText() {
-  // A step that moved the focus (quick open, a quick fix) may have left the Problems panel closed: open it again
-  // rather than wait for a panel that is not there.
-  const panel = page.locator(".markers-panel").first();
-  if (!(await panel.isVisible())) {
-    await page.keyboard.press("Control+Shift+M");
-    await panel.waitFor({ timeout: 15000 });
-  }
-  return (await panel.textContent()) ?? "";
-}
-
-// The hover at a position, as the table of targets it shows: rows of [target, counterpart, difficulty].
-async function hoverRows(line, column) {
-  await page.locator(".monaco-editor .view-lines").first().click();
-  await goTo(line, column);
-  const table = page.locator(".monaco-hover:not(.hidden) table").first();
-  return waitFor(async () => {
-    if (!(await table.isVisible())) {
-      await runCommand("Show or Focus Hover");
-      await table.waitFor({ timeout: 5000 });
-    }
-    const rows = await table.locator("tr").evaluateAll((trs) =>
-      trs.map((tr) => [...tr.querySelectorAll("td, th")].map((cell) => (cell.textContent ?? "").trim())),
-    );
-    return rows.some((row) => row[0]?.includes("(configured)")) ? rows : undefined;
-  }, `the hover's table at ${line}:${column}`, 40000);
-}
-
-function row(rows, target) {
-  const found = rows.find((cells) => cells[0].replace(" (configured)", "") === target);
-  if (!found) throw new Error(`no row for ${target} in ${JSON.stringify(rows)}`);
-  return found;
-}
-
-async function statusTooltipText() {
-  const item = page.locator(".statusbar-item", { hasText: "CUDA→" }).first();
-  const hover = page.locator(".workbench-hover, .monaco-hover:not(.hidden)", { hasText: "Open files" }).first();
-  return waitFor(async () => {
-    await page.mouse.move(0, 0);
-    await item.hover();
-    await hover.waitFor({ timeout: 4000 });
-    return (await hover.textContent()) ?? "";
-  }, "the status item's tooltip", 30000);
-}
-
-function onDisk(name) {
-  return readFileSync(join(workspace, name), "utf8");
-}
-
-async function openBrowser() {
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    headless: true,
-    args: [
-      "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync",
-    ],  // Playwright gives every launch a fresh, temporary profile
-  });
-  page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
-  page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
-}
+init(args.includes("--vsix") ? args[args.indexOf("--vsix") + 1] : defaultVsix);
 
 async function englishScenario() {
   prepare(["kernel.cu", "train.py", "Dockerfile", "requirements.txt"], { "cudaport.target": "hip" });
@@ -638,17 +412,6 @@ async function chineseScenario() {
 
 }
 
-async function teardown() {
-  if (browser) await browser.close().catch(() => {});
-  browser = undefined;
-  page = undefined;
-  if (server) server.kill("SIGTERM");
-  server = undefined;
-  if (root && !keep) rmSync(root, { recursive: true, force: true });
-  else if (root) console.log(`kept ${root}`);
-  root = undefined;
-}
-
 let failed = false;
 for (const [name, scenario] of [["en", englishScenario], ["zh-cn", chineseScenario]]) {
   if (only && only !== name) continue;
@@ -660,7 +423,7 @@ for (const [name, scenario] of [["en", englishScenario], ["zh-cn", chineseScenar
     console.error(`e2e: ${error?.stack || error}`);
     console.error("--- code-server log (tail) ---\n" + (serverLog ?? []).join("").split("\n").slice(-40).join("\n"));
   } finally {
-    await teardown();
+    await teardown({ keep });
   }
   if (failed) break;
 }
