@@ -40,14 +40,17 @@ TREE = [
 
 # name of the expectation -> the command line after `check .`
 CASES = {
-    "text": ["--color", "never"],
-    "text-portable-color": ["--show-portable", "--color", "always"],
+    "text": ["--format", "concise", "--color", "never"],
+    "text-portable-color": ["--format", "concise", "--show-portable", "--color", "always"],
+    "full": ["--color", "never"],
+    "full-portable-color": ["--show-portable", "--color", "always"],
     "json": ["--format", "json"],
     "sarif": ["--format", "sarif"],
     "github": ["--format", "github", "--show-portable"],
     "statistics": ["--statistics"],
     "statistics-json": ["--statistics", "--format", "json"],
-    "targets-text": ["--target", "hip,npu", "--color", "never"],
+    "targets-text": ["--target", "hip,npu", "--format", "concise", "--color", "never"],
+    "targets-full": ["--target", "hip,npu", "--color", "never"],
     "targets-json": ["--target", "hip@5.2,npu,mlu", "--format", "json"],
     "targets-sarif": ["--target", "hip,npu", "--format", "sarif"],
     "targets-github": ["--target", "npu,hip", "--format", "github"],

@@ -53,7 +53,7 @@ def test_exit_2_on_usage_errors(cli: Cli, workdir: Path) -> None:
     target = cli("check", "a.cu", "--target", "cuda", cwd=workdir)
     assert (
         target.code == 2
-        and "command line: 'target': unknown target 'cuda' (known: hip, npu, mlu, maca, corex, musa, or an alias)"
+        and "cudaport: error: unknown target 'cuda' (known: hip, npu, mlu, maca, corex, musa, or an alias)"
         in target.err
     )
     no_command = cli(cwd=workdir)
@@ -298,7 +298,7 @@ def test_option_mistakes_point_to_what_was_meant(cli: Cli, workdir: Path) -> Non
     command = cli("chek", "a.cu", cwd=workdir)
     assert command.code == 2 and "did you mean check?" in command.err
     rule = cli("rule", "CP101", cwd=workdir)
-    assert rule.code == 2 and "did you mean CP1010" in rule.err
+    assert rule.code == 2 and "did you mean 'CP1010'" in rule.err
     by_name = cli("rule", "cublas", cwd=workdir)
     assert by_name.code == 0 and by_name.out.startswith("CP1010 (cublas)")
 

@@ -154,7 +154,8 @@ def test_errors_and_argparse_in_chinese(cli: Cli, workdir: Path) -> None:
     config = cli("check", ".", "--lang", "zh-CN", cwd=workdir)
     assert config.code == 2
     assert (
-        config.err.startswith("cudaport: 错误：") and "cudaport.toml：未知的配置项 'targte'（可用的有：" in config.err
+        config.err.startswith("cudaport: 错误：")
+        and "cudaport.toml：未知的配置项 'targte'；是否要用 'target'？（可用的有：" in config.err
     )
     unknown_rule = cli("rule", "CP1O01", "--lang", "zh-CN", cwd=workdir)
     assert unknown_rule.code == 2 and unknown_rule.err.startswith("cudaport: 错误：未知规则 'CP1O01'；")

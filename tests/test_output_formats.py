@@ -78,7 +78,7 @@ def test_json_output_file(cli: Cli, workdir: Path) -> None:
 
 def test_text_lines_and_summary(cli: Cli, workdir: Path) -> None:
     copy_fixtures(workdir, ["coop_groups.cu", "prose_only.cpp"])
-    result = cli("check", ".", "--color", "never", cwd=workdir)
+    result = cli("check", ".", "--format", "concise", "--color", "never", cwd=workdir)
     assert result.out.splitlines() == [
         "coop_groups.cu:2:11: CP1001 [mechanical] CUDA runtime header `cuda_runtime.h` → `hip/hip_runtime.h` on HIP"
         " (fixable)",
@@ -88,7 +88,9 @@ def test_text_lines_and_summary(cli: Cli, workdir: Path) -> None:
         "Found 8 findings in 2 of 2 files for hip (5 portable, 3 mechanical, 0 manual, 0 blocker); 3 fixable with"
         " `cudaport fix`; 5 portable not shown (--show-portable).",
     ]
-    shown = cli("check", ".", "--show-portable", "--color", "never", cwd=workdir).out.splitlines()
+    shown = cli(
+        "check", ".", "--format", "concise", "--show-portable", "--color", "never", cwd=workdir
+    ).out.splitlines()
     assert "coop_groups.cu:18:32: CP1003 [portable] CUDA device function `atomicAdd` works unchanged on HIP" in shown
     assert shown[-1] == (
         "Found 8 findings in 2 of 2 files for hip (5 portable, 3 mechanical, 0 manual, 0 blocker); 3 fixable with"
@@ -96,7 +98,7 @@ def test_text_lines_and_summary(cli: Cli, workdir: Path) -> None:
     )
     line = re.compile(r"^[^:]+:\d+:\d+: CP\d{4} \[(portable|mechanical|manual|blocker)\] .+$")
     assert all(line.match(text) for text in shown[:-1])
-    colored = cli("check", ".", "--color", "always", cwd=workdir).out
+    colored = cli("check", ".", "--format", "concise", "--color", "always", cwd=workdir).out
     assert "\x1b[36mCP1001\x1b[0m \x1b[36m[mechanical]\x1b[0m" in colored
     nothing = cli("check", "prose_only.cpp", cwd=workdir).out
     assert nothing == (

@@ -74,24 +74,24 @@ def test_first_run_writes_the_cache_later_runs_read_it_and_nothing_changes(workd
 def test_a_changed_extra_rule_file_rebuilds_the_cache(workdir: Path, tmp_path: Path) -> None:
     _tree(workdir)
     cache = tmp_path / "cache"
-    bundled_only = _run(cache, "check", "house.cu", cwd=workdir)
+    bundled_only = _run(cache, "check", "house.cu", "--format", "concise", cwd=workdir)
     assert "houseAlloc" not in bundled_only.stdout
     [bundled] = _cache_files(cache)
     rules = workdir / "house.toml"
     rules.write_text(HOUSE_RULES.replace("{word}", "replace it"), encoding="utf-8")
-    first = _run(cache, "check", "house.cu", "--extra-rules", "house.toml", cwd=workdir)
+    first = _run(cache, "check", "house.cu", "--format", "concise", "--extra-rules", "house.toml", cwd=workdir)
     assert "house allocator `houseAlloc`: replace it" in first.stdout
     [written] = [p for p in _cache_files(cache) if p != bundled]  # a cache of its own for this set of rule files
     before = written.stat().st_ino
 
     rules.write_text(HOUSE_RULES.replace("{word}", "port it by hand"), encoding="utf-8")
-    second = _run(cache, "check", "house.cu", "--extra-rules", "house.toml", cwd=workdir)
+    second = _run(cache, "check", "house.cu", "--format", "concise", "--extra-rules", "house.toml", cwd=workdir)
     assert "house allocator `houseAlloc`: port it by hand" in second.stdout
     assert "replace it" not in second.stdout
     assert _cache_files(cache) == sorted([bundled, written]) and written.stat().st_ino != before  # written anew
 
     rules.write_text("[[rule]\n", encoding="utf-8")  # broken now: the error, never the stale cache
-    broken = _run(cache, "check", "house.cu", "--extra-rules", "house.toml", cwd=workdir)
+    broken = _run(cache, "check", "house.cu", "--format", "concise", "--extra-rules", "house.toml", cwd=workdir)
     assert broken.returncode == 2
     assert "house.toml" in broken.stderr and "invalid TOML" in broken.stderr
 

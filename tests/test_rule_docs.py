@@ -51,7 +51,7 @@ def test_rule_explains_what_why_example_and_fix_safety(cli: Cli) -> None:
 def test_rule_errors(cli: Cli) -> None:
     unknown = cli("rule", "CP9999")
     assert unknown.code == 2
-    assert unknown.err == "cudaport: error: unknown rule 'CP9999'; `cudaport rule --all` lists them\n"
+    assert unknown.err == "cudaport: error: unknown rule 'CP9999' (`cudaport rule --all` lists them)\n"
     missing = cli("rule")
     assert missing.code == 2
     assert "give a rule code (such as CP1001) or --all" in missing.err

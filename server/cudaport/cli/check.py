@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ..i18n import t
 from ..knowledge.ruleset import load_ruleset
@@ -18,27 +19,42 @@ from .common import (
     split_list,
     use_color,
 )
-from .options import target_settings
-
-# ---- commands -------------------------------------------------------------------------------------------------
+from .options import reads_stdin, stdin_source, target_settings
+from .showing import settings_text, show_files
 
 
 def check(args: argparse.Namespace) -> int:
     """Each file's findings are written as the run reaches them (JSON and SARIF through a spool, see
-    output.formats) and dropped: memory follows the largest file, not the tree. `--target hip,npu` reads the
+    cli.formats) and dropped: memory follows the largest file, not the tree. `--target hip,npu` reads the
     files once and rates them for each target."""
     from ..engine import runner
     from .formats import CheckOutput
 
     require_existing(args.paths)
     settings, targets = target_settings(args, split_list(args.target) or [])
+    if args.show_settings:
+        sys.stdout.write(settings_text(settings, targets))
+        return EXIT_OK
+    if args.show_files:
+        return show_files(args.paths, settings)
     ruleset = load_ruleset(settings.extra_rules).pinned(settings.versions)
+    stdin = stdin_source(args) if reads_stdin(args) else None
     with progress_bar(args, t("Checking")) as progress:
-        scan = runner.scan(args.paths, settings, targets, jobs=args.jobs, progress=progress)
+        scan = runner.scan(
+            args.paths,
+            settings,
+            targets,
+            jobs=args.jobs,
+            progress=progress,
+            excerpts=args.format == "full" and not args.statistics,
+            stdin=stdin,
+        )
         totals = scan.totals()
         with output_stream(args) as out:
             color = args.output_file is None and use_color(args.color, out)
-            output = CheckOutput(out, args.format, targets, ruleset, args.statistics, args.show_portable, color)
+            output = CheckOutput(
+                out, args.format, targets, ruleset, args.statistics, args.show_portable, color, args.quiet
+            )
             # lines written to the terminal the bar is drawn on erase it first (it comes back on the next file)
             shared = output.streams and progress.enabled and args.output_file is None and is_tty(out)
             try:

@@ -45,6 +45,8 @@ def warn(message: str) -> None:
 def require_existing(paths: Sequence[str]) -> None:
     """Paths none of which exists are a usage error, said once before anything runs (no summary of nothing). With
     some that exist, those are checked and each missing one is an error of the run (exit code 2)."""
+    if paths == ["-"]:
+        return  # standard input
     if paths and not any(Path(p).exists() for p in paths):
         raise UsageError(t("{paths}: no such file or directory", paths=", ".join(paths)))
 

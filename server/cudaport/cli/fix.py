@@ -4,15 +4,27 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..i18n import t, tn
 from ..model.findings import Difficulty, FixStyle
+from ..model.words import difficulty_word
+from ..project.config import Settings
 
 if TYPE_CHECKING:
     from ..rewrite.batch import FixResult
-from .common import EXIT_ERROR, EXIT_OK, UsageError, exit_code, progress_bar, report_skips, require_existing
-from .options import settings_from_args
+from .common import (
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    EXIT_OK,
+    UsageError,
+    exit_code,
+    progress_bar,
+    report_skips,
+    require_existing,
+)
+from .options import reads_stdin, settings_from_args, stdin_source
 
 
 def fix(args: argparse.Namespace) -> int:
@@ -22,6 +34,8 @@ def fix(args: argparse.Namespace) -> int:
 
     require_existing(args.paths)
     settings = settings_from_args(args)
+    if reads_stdin(args):
+        return _fix_stdin(args, settings)
     output = None
     if args.output_dir is not None:
         if args.diff:
@@ -75,7 +89,9 @@ def fix(args: argparse.Namespace) -> int:
         )
     for label, new, entries in result.support:
         print(_support_text(label, new, entries, args.diff), file=sys.stderr if args.diff else sys.stdout)
-    if args.diff:
+    if args.quiet:
+        pass
+    elif args.diff:
         count = len(result.changed_files)
         findings = tn("{count} finding", "{count} findings", result.fixed)
         files = tn("{count} file", "{count} files", count)
@@ -87,7 +103,7 @@ def fix(args: argparse.Namespace) -> int:
         if args.add_ignore:
             print(t("Added {suppressions}.", suppressions=_ignores_text(result)))
         if args.output_dir is not None:
-            print(t("The fixed tree is under {path}; the original is unchanged.", path=args.output_dir))
+            _print_output_dir(result, args.output_dir)
     if args.fail_on == "never":
         return EXIT_ERROR if result.run.errors else EXIT_OK
     return exit_code(result.run, settings.fail_on)  # --diff too: what would be left decides, as after a fix
@@ -141,3 +157,48 @@ def _print_fixed(result: FixResult, style: FixStyle = FixStyle.RENAME) -> None:
             renames=renames,
         )
     )
+
+
+def _print_output_dir(result: FixResult, folder: Path) -> None:
+    """Where --output-dir put the fixed files (a few of them named), the original left as it was."""
+    written = [str(folder / label) for label in result.changed_files]
+    shown = ", ".join(written[:3]) + (t(" and {count} more", count=len(written) - 3) if len(written) > 3 else "")
+    print(t("The fixed tree is under {path}; the original is unchanged.", path=folder))
+    if written:
+        print(t("Written: {files}.", files=shown))
+
+
+def _fix_stdin(args: argparse.Namespace, settings: Settings) -> int:
+    """`cudaport fix - --stdin-filename kernel.cu`: the fixed text to standard output (a diff with --diff), what is
+    left to standard error, as format-on-save and pre-commit hooks use it."""
+    from ..engine import fixing
+    from ..engine.engine import Engine
+    from ..engine.runner import include_roots, locate
+    from ..model.source import LineIndex
+    from ..project.includes import ProjectIndex
+    from ..rewrite.batch import unified_diff
+
+    if args.output_dir is not None or args.add_ignore:
+        raise UsageError(t("standard input is fixed to standard output: --output-dir and --add-ignore do not apply"))
+    source_path, source = stdin_source(args)
+    engine = Engine(settings)
+    engine.project = ProjectIndex(engine.ruleset, include_roots([str(source_path.path.parent)], settings))
+    plan = fixing.plan_fix(engine, source.data, source_path.language, source_path.path, args.unsafe_fixes)
+    if args.diff:
+        sys.stdout.write(unified_diff(source_path.label, source.data, plan.data))
+    else:
+        sys.stdout.buffer.write(source.encode(plan.data))
+        sys.stdout.flush()
+    remaining = locate(source_path.label, plan.remaining, LineIndex(plan.data))
+    if not args.quiet:
+        for diag in remaining:
+            if diag.difficulty > Difficulty.PORTABLE:
+                level = difficulty_word(diag.difficulty)
+                print(
+                    f"{diag.path}:{diag.line}:{diag.column}: {diag.rule} [{level}] {diag.finding.message}",
+                    file=sys.stderr,
+                )
+    if args.fail_on == "never":
+        return EXIT_OK
+    threshold = settings.fail_on
+    return EXIT_FINDINGS if any(d.difficulty >= threshold for d in remaining) else EXIT_OK

@@ -15,7 +15,10 @@ from ..knowledge.ruleset import Rule, RuleSet
 from ..model.findings import Difficulty
 from ..model.results import Diagnostic, FileFindings, RunTotals
 from ..model.words import difficulty_count, difficulty_counts, difficulty_word
+from .ci_formats import GITLAB_HEAD, GITLAB_TAIL, JUNIT_TAIL, GitlabSection, JunitSection, junit_head
+from .excerpts import excerpt
 from .ruledoc import rule_markdown, rule_text
+from .statistics import ApiStatisticsSection
 
 SPOOL_IN_MEMORY = 4 * 1024 * 1024  # characters a spool keeps in memory before it moves to a temporary file
 
@@ -91,10 +94,17 @@ class _Lines:
 
 
 class TextSection(_Lines):
-    def __init__(self, sink: TextIO | None, show_portable: bool, color: bool) -> None:
+    """A line per finding (`concise`), or with the source line and a caret under the finding (`full`, as ruff's);
+    `quiet`: the findings only, no summary."""
+
+    def __init__(
+        self, sink: TextIO | None, show_portable: bool, color: bool, full: bool = False, quiet: bool = False
+    ) -> None:
         super().__init__(sink)
         self.show_portable = show_portable
         self.color = color
+        self.full = full
+        self.quiet = quiet
         self.hidden = 0
 
     def add(self, result: FileFindings) -> None:
@@ -108,10 +118,15 @@ class TextSection(_Lines):
             fixable = t(" (fixable)") if diag.finding.fixable else ""
             where = f"{diag.path}:{diag.line}:{diag.column}"
             write(f"{where}: {code} {level} {diag.finding.message}{fixable}{_cell(diag)}\n")
+            text = result.excerpts.get(diag.line) if self.full else None
+            if text is not None:
+                paint = _COLORS[diag.difficulty] if self.color else ""
+                write("\n".join(excerpt(diag, text, paint)) + "\n\n")
 
     def write(self, totals: RunTotals, out: TextIO) -> None:
         self._flush_into(out)
-        out.write(summary_line(totals, self.hidden) + "\n")
+        if not self.quiet:
+            out.write(summary_line(totals, self.hidden) + "\n")
 
 
 def summary_line(totals: RunTotals, hidden_portable: int = 0) -> str:
@@ -456,15 +471,17 @@ class CheckOutput:
         fmt: str,
         targets: Sequence[str],
         ruleset: RuleSet,
-        statistics: bool = False,
+        statistics: bool | str = False,
         show_portable: bool = False,
         color: bool = False,
+        quiet: bool = False,
     ) -> None:
         self.out = out
-        self.fmt = fmt
+        self.fmt = "concise" if fmt == "text" else fmt
         self.targets = list(targets)
         self.ruleset = ruleset
         self.statistics = statistics
+        self.quiet = quiet
         self.several = len(self.targets) > 1
         self.sections: dict[str, _Section] = {}
         for position, target in enumerate(self.targets):
@@ -477,24 +494,39 @@ class CheckOutput:
     @property
     def streams(self) -> bool:
         """Whether findings are written as they come (text and GitHub lines)."""
-        return not self.statistics and self.fmt in ("text", "github")
+        return not self.statistics and self.fmt in ("full", "concise", "github")
 
     def _section(self, sink: TextIO | None, show_portable: bool, color: bool) -> _Section:
+        if self.statistics == "api":
+            return ApiStatisticsSection(as_json=self.fmt == "json", compact=self.several)
         if self.statistics:
             return StatisticsSection(self.ruleset, as_json=self.fmt == "json", compact=self.several)
         if self.fmt == "json":
             return JsonSection(compact=self.several)
         if self.fmt == "sarif":
             return SarifSection(self.ruleset)
+        if self.fmt == "gitlab":
+            return GitlabSection(compact=self.several)
+        if self.fmt == "junit":
+            return JunitSection(show_portable)
         if self.fmt == "github":
             return GithubSection(sink, show_portable)
-        return TextSection(sink, show_portable, color)
+        return TextSection(sink, show_portable, color, full=self.fmt == "full", quiet=self.quiet)
 
     def add(self, result: FileFindings) -> None:
         self.sections[result.target].add(result)
 
     def finish(self, totals: Mapping[str, RunTotals]) -> None:
         out = self.out
+        if self.fmt in ("gitlab", "junit") and not self.statistics:  # one document for all the targets
+            out.write(GITLAB_HEAD if self.fmt == "gitlab" else junit_head(totals.values()))
+            first = True
+            for target in self.targets:
+                section = self.sections[target]
+                assert isinstance(section, (GitlabSection, JunitSection))
+                first = section.write_items(totals[target], out, first)
+            out.write(GITLAB_TAIL if self.fmt == "gitlab" else JUNIT_TAIL)
+            return
         documents = self.fmt in ("json", "sarif") if not self.statistics else self.fmt == "json"
         if documents and self.fmt == "sarif":
             out.write(_SARIF_HEAD)

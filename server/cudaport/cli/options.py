@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 from pathlib import Path
 from typing import Any
 
 from ..i18n import t
+from ..knowledge.filekinds import language_for
 from ..knowledge.ruleset import RuleSet, load_ruleset
+from ..model.source import SkipFile, SourceFile
 from ..project.config import ConfigError, Settings, load_settings
+from ..project.files import SourcePath
 from .common import UsageError, split_list, use_language, warn
 
 
@@ -28,8 +32,9 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         value = split_list(getattr(args, attr, None))
         if value is not None:
             overrides[key] = value
-    if getattr(args, "respect_gitignore", None) is not None:
-        overrides["respect-gitignore"] = args.respect_gitignore
+    for key in ("respect-gitignore", "force-exclude"):
+        if getattr(args, key.replace("-", "_"), None) is not None:
+            overrides[key] = getattr(args, key.replace("-", "_"))
     if args.extra_rules:
         overrides["extra-rules"] = [str(Path(p).resolve()) for p in args.extra_rules]
     if getattr(args, "fail_on", None) and args.fail_on != "never":
@@ -37,6 +42,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     if getattr(args, "style", None):
         overrides["fix-style"] = args.style
     start = Path(args.paths[0]) if getattr(args, "paths", None) else Path.cwd()
+    if reads_stdin(args):
+        start = Path(args.stdin_filename).resolve().parent if getattr(args, "stdin_filename", None) else Path.cwd()
     if args.config is not None and not args.config.is_file():
         raise ConfigError(t("{path}: configuration file not found", path=args.config))
     settings = load_settings(start=start if start.exists() else Path.cwd(), config=args.config, overrides=overrides)
@@ -73,3 +80,27 @@ def report_targets(specs: list[str], ruleset: RuleSet) -> tuple[list[str], dict[
         if version:
             versions[name] = version
     return list(dict.fromkeys(resolved)), versions
+
+
+def reads_stdin(args: argparse.Namespace) -> bool:
+    """`cudaport check -` (or fix): the text on standard input, as editors' format-on-save and hooks hand it."""
+    paths = getattr(args, "paths", None) or []
+    if "-" in paths and len(paths) > 1:
+        raise UsageError(t("`-` (standard input) cannot be given with other paths"))
+    return paths == ["-"]
+
+
+def stdin_source(args: argparse.Namespace) -> tuple[SourcePath, SourceFile]:
+    """The buffer on standard input, named as the file --stdin-filename says it stands for (its kind decides the
+    analyzer; the label is what findings name)."""
+    name = getattr(args, "stdin_filename", None)
+    if not name:
+        raise UsageError(t("give --stdin-filename with `-`: the name says what kind of file the text is (kernel.cu)"))
+    language = language_for(name)
+    if language is None:
+        raise UsageError(t("{name}: not a kind of file cudaport reads (rules/files.toml lists them)", name=repr(name)))
+    try:
+        source = SourceFile.from_bytes(sys.stdin.buffer.read())
+    except SkipFile as exc:
+        raise UsageError(t("standard input: {reason}", reason=exc)) from None
+    return SourcePath(name, Path(name).resolve(), language), source

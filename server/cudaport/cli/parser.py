@@ -4,7 +4,6 @@ a misspelt option or choice."""
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 import sys
 from collections.abc import Sequence
@@ -14,11 +13,16 @@ from typing import Any
 from .. import __version__, i18n
 from ..i18n import N_, t
 from ..model.findings import Difficulty
+from ..model.nearest import nearest
 from . import argparse_i18n
 from .common import EXIT_ERROR
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)  # `--statistic` is no `--statistics`: said, not guessed
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> Any:  # argparse exits with 2 too; keep its message format
         self.print_usage(sys.stderr)
         sys.stderr.write(t("cudaport: error: {message}", message=message) + "\n")
@@ -42,10 +46,7 @@ _ELSEWHERE = {
 
 
 def _suggest(word: str, known: Sequence[str]) -> None:
-    close = difflib.get_close_matches(word, list(known), n=3, cutoff=0.6)
-    # only those nearly as close as the closest (`--targt`: --target, not --lang as well)
-    ratio = {c: difflib.SequenceMatcher(None, word, c).ratio() for c in close}
-    close = [c for c in close if ratio[c] >= ratio[close[0]] - 0.15] if close else close
+    close = nearest(word, known, n=3)
     if close:
         sys.stderr.write(t("cudaport: did you mean {names}?", names=t(" or ").join(close)) + "\n")
 
@@ -82,8 +83,10 @@ def _selection_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--target",
         help=t(
-            "hip (AMD ROCm, Hygon DCU), npu (Huawei Ascend: CANN, torch_npu) or mlu (Cambricon: CNToolkit, "
-            "torch_mlu), or an alias (rocm, dtk, ascend, cambricon, ...); default: from the configuration, else hip"
+            "hip (AMD ROCm, Hygon DCU), npu (Huawei Ascend: CANN, torch_npu), mlu (Cambricon: CNToolkit, torch_mlu), "
+            "maca (MetaX), corex (Iluvatar CoreX) or musa (Moore Threads), or an alias (rocm, dtk, ascend, "
+            "cambricon, ...), with @release (hip@6.2); several comma-separated for check and report; default: from "
+            "the configuration, else hip"
         ),
     )
     group.add_argument("--config", type=Path, help=t("use this cudaport.toml or pyproject.toml"))
@@ -97,6 +100,12 @@ def _selection_options(parser: argparse.ArgumentParser) -> None:
         action=argparse.BooleanOptionalAction,
         default=None,
         help=t("leave out the files .gitignore, .ignore and .git/info/exclude ignore (default: on)"),
+    )
+    group.add_argument(
+        "--force-exclude",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help=t("apply the excludes to files named on the command line too, as a pre-commit hook needs"),
     )
     group.add_argument(
         "--extra-rules",
@@ -138,8 +147,22 @@ def _no_progress_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help=t("no progress bar, even on a terminal"))
 
 
-def _paths_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", default=["."], help=t("files or directories (default: .)"))
+CHECK_FORMATS = ("full", "concise", "text", "json", "sarif", "github", "gitlab", "junit")
+
+
+def _stdin_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        help=t("with `-` as the path: the file the text on standard input stands for (its kind and configuration)"),
+    )
+
+
+def _paths_argument(parser: argparse.ArgumentParser, stdin: bool = False) -> None:
+    shown = (
+        t("files or directories (default: .); `-`: standard input") if stdin else t("files or directories (default: .)")
+    )
+    parser.add_argument("paths", nargs="*", default=["."], help=shown)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -156,12 +179,34 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     check = sub.add_parser("check", help=t("report CUDA dependencies with their migration difficulty"))
-    _paths_argument(check)
+    _paths_argument(check, stdin=True)
     check.add_argument(
-        "--format", "--output-format", dest="format", default="text", choices=("text", "json", "github", "sarif")
+        "--format",
+        "--output-format",
+        dest="format",
+        default="full",
+        choices=CHECK_FORMATS,
+        help=t(
+            "full: each finding with its source line (the default); concise (or text): a line per finding; json, "
+            "sarif, github, gitlab (Code Quality), junit"
+        ),
     )
     check.add_argument("-o", "--output-file", type=Path, help=t("write the report here instead of stdout"))
-    check.add_argument("--statistics", action="store_true", help=t("counts per rule and per difficulty"))
+    check.add_argument(
+        "--statistics",
+        nargs="?",
+        const="rules",
+        choices=("rules", "api"),
+        help=t("counts per rule and per difficulty (rules, the default), or per API and what it becomes (api)"),
+    )
+    check.add_argument("-q", "--quiet", action="store_true", help=t("the findings only: no summary"))
+    check.add_argument(
+        "--show-files", action="store_true", help=t("list the files a check would read, with their kind, and exit")
+    )
+    check.add_argument(
+        "--show-settings", action="store_true", help=t("show the settings a check would run with, and exit")
+    )
+    _stdin_option(check)
     check.add_argument(
         "--fail-on",
         choices=[d.label for d in Difficulty] + ["never"],
@@ -175,8 +220,10 @@ def build_parser() -> argparse.ArgumentParser:
     _selection_options(check)
 
     fix = sub.add_parser("fix", help=t("apply the safe rewrites in place (or show them with --diff)"))
-    _paths_argument(fix)
+    _paths_argument(fix, stdin=True)
     fix.add_argument("--diff", action="store_true", help=t("print a unified diff instead of writing files"))
+    fix.add_argument("-q", "--quiet", action="store_true", help=t("say nothing but errors"))
+    _stdin_option(fix)
     fix.add_argument("--unsafe-fixes", action="store_true", help=t("also apply fixes that need review"))
     fix.add_argument(
         "--style",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 from .. import i18n
 from ..i18n import t
 from ..knowledge.ruleset import load_ruleset
+from ..model.nearest import nearest, suggestion
 from ..project.config import configured_language
 from .common import EXIT_OK, UsageError, set_language
 from .ruledoc import all_rules_markdown, rule_markdown, rule_text
@@ -42,11 +42,14 @@ def rule(args: argparse.Namespace) -> int:
         rule = by_name.get(args.code.strip().lower())  # `cudaport rule cuda-runtime-api`, as ruff takes names
     if rule is None:
         close = [c for c in ruleset.rules if c.startswith(code)][:5]  # a code cut short: the rules it begins
-        close = close or difflib.get_close_matches(code, list(ruleset.rules), n=3, cutoff=0.6)
-        close += difflib.get_close_matches(args.code.strip().lower(), list(by_name), n=2, cutoff=0.6)
-        hint = t("did you mean {names}? ", names=t(" or ").join(close)) if close else ""
+        close = close or nearest(code, ruleset.rules, n=3)
+        close += nearest(args.code, by_name, n=2)
         raise UsageError(
-            t("unknown rule {code}; {hint}`cudaport rule --all` lists them", code=repr(args.code), hint=hint)
+            t(
+                "unknown rule {code}{hint} (`cudaport rule --all` lists them)",
+                code=repr(args.code),
+                hint=suggestion(close),
+            )
         )
     if args.format == "markdown":
         sys.stdout.write(rule_markdown(rule, targets))

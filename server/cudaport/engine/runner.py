@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from .. import i18n
+from ..knowledge.ruleset import load_ruleset
 from ..model.findings import Finding
 from ..model.results import Diagnostic, FileFindings, RunTotals
-from ..model.source import LineIndex
+from ..model.source import LineIndex, SourceFile
 from ..project.config import Settings
 from ..project.files import Excluded, Skipped, SourcePath, discover
 from ..project.ignorefiles import IgnoreRules
@@ -67,14 +68,17 @@ def process_engine() -> Engine:
     return _ENGINE
 
 
-def _scan_one(job: tuple[SourcePath, tuple[str, ...]]) -> list[FileFindings]:
+def _scan_one(job: tuple[SourcePath, tuple[str, ...], bool]) -> list[FileFindings]:
     """One file, read and parsed once, analysed for each target."""
-    source_path, targets = job
-    return file_findings(source_path, process_engine().check_path_targets(source_path, targets))
+    source_path, targets, excerpts = job
+    return file_findings(source_path, process_engine().check_path_targets(source_path, targets), excerpts)
 
 
-def file_findings(source_path: SourcePath, results: dict[str, FileResult]) -> list[FileFindings]:
-    """One file's results for several targets (Engine.check_path_targets) as a run streams them, one per target."""
+def file_findings(
+    source_path: SourcePath, results: dict[str, FileResult], excerpts: bool = False
+) -> list[FileFindings]:
+    """One file's results for several targets (Engine.check_path_targets) as a run streams them, one per target;
+    with `excerpts`, the text of the lines the diagnostics are on."""
     out = []
     index: LineIndex | None = None  # built once, and only for a file with findings
     for target, result in results.items():
@@ -85,8 +89,17 @@ def file_findings(source_path: SourcePath, results: dict[str, FileResult]) -> li
             if result.findings:
                 index = index or LineIndex(result.source.data)
                 found.diagnostics = locate(source_path.label, result.findings, index)
+                if excerpts:
+                    found.excerpts = _line_texts(result.source.data, index, {d.line for d in found.diagnostics})
         out.append(found)
     return out
+
+
+def _line_texts(data: bytes, index: LineIndex, lines: set[int]) -> dict[int, str]:
+    """The text of these 1-based lines of the buffer."""
+    return {
+        line: data[index.line_start(line - 1) : index.line_end(line - 1)].decode("utf-8", "replace") for line in lines
+    }
 
 
 # ---- driving a run ----------------------------------------------------------------------------------------------
@@ -200,16 +213,22 @@ class Scan:
         targets: Sequence[str],
         jobs: int = 1,
         progress: Progress | None = None,
+        excerpts: bool = False,
+        stdin: tuple[SourcePath, SourceFile] | None = None,
     ) -> None:
+        """`excerpts`: each result carries the text of the lines its diagnostics are on. `stdin`: the one buffer to
+        check (read from standard input, named as the file it stands for) instead of `paths`."""
         if not targets:
             raise ValueError("no target given")  # a programming error, not a user's
         self.targets = tuple(dict.fromkeys(targets))
-        run = collect(paths, settings)
+        self._stdin = stdin
+        self._excerpts = excerpts
+        run = collect(paths, settings) if stdin is None else Run([stdin[0]], [])
         self.files = len(run.files)
         self.skipped = [(s.label, s.reason) for s in run.skipped if not s.error]
         self.errors = [(s.label, s.reason) for s in run.skipped if s.error]
         self.excluded = [(e.label, e.reason) for e in run.excluded]
-        self._jobs = [(f, self.targets) for f in run.files]
+        self._jobs = [(f, self.targets, excerpts) for f in run.files]
         self._settings = settings
         self._roots = include_roots(paths, settings)
         self._workers = worker_count(jobs, len(run.files))
@@ -225,6 +244,13 @@ class Scan:
             raise RuntimeError("a Scan is streamed once")
         self._started = True
         jobs, self._jobs = self._jobs, []
+        if self._stdin is not None:
+            source_path, source = self._stdin
+            engine = Engine(self._settings, ProjectIndex(load_ruleset(self._settings.extra_rules), self._roots))
+            yield from file_findings(
+                source_path, engine.check_path_targets(source_path, self.targets, source), self._excerpts
+            )
+            return
         for results in run_jobs(_scan_one, jobs, self._settings, self._roots, self._workers, self._progress):
             yield from results
 
@@ -235,6 +261,8 @@ def scan(
     targets: Sequence[str] | None = None,
     jobs: int = 1,
     progress: Progress | None = None,
+    excerpts: bool = False,
+    stdin: tuple[SourcePath, SourceFile] | None = None,
 ) -> Scan:
     """`check` over `paths` for `targets` (default: the configured one), streamed (see Scan)."""
-    return Scan(paths, settings, targets or [settings.target], jobs, progress)
+    return Scan(paths, settings, targets or [settings.target], jobs, progress, excerpts, stdin)

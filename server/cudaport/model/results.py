@@ -47,6 +47,8 @@ class FileFindings:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     skipped: str | None = None
     error: str | None = None
+    # The text of the lines its diagnostics start on (line number -> text), when the output shows them (`full`).
+    excerpts: dict[int, str] = field(default_factory=dict)
 
 
 class RunTotals:

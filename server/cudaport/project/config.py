@@ -17,6 +17,7 @@ from ..i18n import N_, t
 from ..knowledge import tomlcompat
 from ..knowledge.ruleset import RuleDataError, load_ruleset
 from ..model.findings import DEFAULT_SEVERITY, Difficulty, FixStyle, Severity
+from ..model.nearest import did_you_mean
 from ..model.source import DEFAULT_MAX_FILE_SIZE
 
 CONFIG_FILES = ("cudaport.toml", "pyproject.toml")
@@ -78,6 +79,8 @@ class Settings:
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
     respect_gitignore: bool = True  # leave out what .gitignore, .ignore and .git/info/exclude ignore (as ruff)
+    # Excludes apply to files named on the command line too (as ruff's): a pre-commit hook passes every changed file.
+    force_exclude: bool = False
     extra_rules: tuple[Path, ...] = ()
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     fail_on: Difficulty = Difficulty.MECHANICAL
@@ -132,6 +135,7 @@ _KEYS = {
     "exclude",
     "extend-exclude",
     "respect-gitignore",
+    "force-exclude",
     "extra-rules",
     "max-file-size",
     "fail-on",
@@ -241,9 +245,10 @@ def _apply(
         if key not in _KEYS:
             raise ConfigError(
                 t(
-                    "{where}: unknown key '{key}' (known: {known})",
+                    "{where}: unknown key '{key}'{hint} (known: {known})",
                     where=where,
                     key=prefix + key,
+                    hint=did_you_mean(key, _KEYS),
                     known=", ".join(sorted(_KEYS)),
                 )
             )
@@ -277,13 +282,16 @@ def _apply(
         canonical = names.get(name.strip().lower())
         if canonical is None:
             unknown = ruleset.unknown_target(name) if isinstance(target, str) else repr(target)
-            raise ConfigError(f"{where}: '{prefix}target': {unknown}")
+            # --target's mistake is said as report's --target says it; a file's names the file and the key
+            raise ConfigError(unknown if where == t(COMMAND_LINE) else f"{where}: '{prefix}target': {unknown}")
         changes["target"] = canonical
         if version.strip():
             try:
                 spec = ruleset.parse_target(target)
             except ValueError as exc:
-                raise ConfigError(f"{where}: '{prefix}target': {exc}") from None
+                raise ConfigError(
+                    str(exc) if where == t(COMMAND_LINE) else f"{where}: '{prefix}target': {exc}"
+                ) from None
             changes["versions"] = {**settings.versions, canonical: spec.version}
             if spec.warning:  # the command line's says it as --target does; a file's names itself
                 said = spec.warning if where == t(COMMAND_LINE) else f"{where}: '{prefix}target': {spec.warning}"
@@ -302,13 +310,12 @@ def _apply(
         changes["exclude"] = strings("exclude")
     if "extend-exclude" in table:
         changes["extend_exclude"] = settings.extend_exclude + strings("extend-exclude")
-    if "respect-gitignore" in table:
-        value = table["respect-gitignore"]
-        if not isinstance(value, bool):
-            raise ConfigError(
-                t("{where}: '{key}' must be true or false", where=where, key=prefix + "respect-gitignore")
-            )
-        changes["respect_gitignore"] = value
+    for key in ("respect-gitignore", "force-exclude"):
+        if key in table:
+            value = table[key]
+            if not isinstance(value, bool):
+                raise ConfigError(t("{where}: '{key}' must be true or false", where=where, key=prefix + key))
+            changes[key.replace("-", "_")] = value
     if "severity" in table:
         changes["severity"] = {**settings.severity, **_severities(table["severity"], where, prefix, known_codes)}
     if "max-file-size" in table:
@@ -426,10 +433,11 @@ def _codes(values: tuple[str, ...], where: str, key: str, known: tuple[str, ...]
         if value != "ALL" and not any(code.startswith(value) for code in known):
             raise ConfigError(
                 t(
-                    "{where}: '{key}': {value} matches no rule (`cudaport rule --all` lists them)",
+                    "{where}: '{key}': {value} matches no rule{hint} (`cudaport rule --all` lists them)",
                     where=where,
                     key=key,
                     value=repr(value),
+                    hint=did_you_mean(value, known),
                 )
             )
     return tuple("CP" if v == "ALL" else v for v in values)

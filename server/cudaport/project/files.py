@@ -12,6 +12,7 @@ from ..i18n import N_, t
 from ..knowledge.filekinds import file_kind, file_kinds, language_for
 from .config import DEFAULT_EXCLUDE, Settings
 from .ignorefiles import IgnoreRules
+from .includes import checkout_root
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +134,12 @@ class Selection:
         reason = self.file_excluded(absolute) if absolute.is_file() or not absolute.exists() else None
         if reason is not None:
             return reason
-        base = Path(os.path.abspath(self.root or self.settings.root))
+        # up to the project's root, or the working folder or the checkout when that holds it (no configuration:
+        # the root is the first path's folder, and `cudaport check build/x.cu` must still see `build`)
+        root = Path(os.path.abspath(self.root or self.settings.root))
+        bases = [root, Path.cwd(), checkout_root(absolute.parent) or root]
+        holding = [b for b in bases if b in absolute.parents]
+        base = min(holding, key=lambda b: len(b.parts)) if holding else bases[0]
         folder = absolute.parent
         while folder != folder.parent and (folder == base or base in folder.parents):
             if folder == base:
@@ -176,8 +182,9 @@ def holds_sources(folder: Path) -> bool:
 
 
 def discover(paths: Iterable[str], settings: Settings) -> Iterator[SourcePath | Skipped | Excluded]:
-    """Source files under `paths`, sorted per directory. Files named explicitly are always taken, and so is a
-    directory named explicitly (what lies in it is selected as in any walk)."""
+    """Source files under `paths`, sorted per directory. Files named explicitly are taken (unless `force-exclude`
+    is on and the project leaves them out: then silently, as ruff does), and so is a directory named explicitly
+    (what lies in it is selected as in any walk)."""
     seen: set[Path] = set()
     selection = Selection(settings)
     for given in paths:
@@ -186,6 +193,8 @@ def discover(paths: Iterable[str], settings: Settings) -> Iterator[SourcePath | 
             yield Skipped(given, t("no such file or directory"), error=True)
             continue
         if path.is_file():
+            if settings.force_exclude and selection.path_excluded(path) is not None:
+                continue
             language = language_for(path)
             if language is None:
                 language = file_kinds().sniff(path)

@@ -179,6 +179,11 @@ class Imports:
         newline_at = data.find(b"\n", statement.end_byte)
         eol = "\r\n" if newline_at > 0 and data[newline_at - 1 : newline_at] == b"\r" else "\n"
         line = f"{eol}{indent}".join(line.split("\n"))  # a block of several lines keeps the indentation
+        rest = data[statement.end_byte : newline_at if newline_at >= 0 else len(data)].strip()
+        if after and rest and not rest.startswith(b"#"):  # `import torch; x = torch.cuda...`: before the use
+            if "\n" not in line:
+                return Edit(statement.end_byte, statement.end_byte, f"; {line}")
+            after = False
         if not after:
             return Edit(line_start, line_start, f"{indent}{line}{eol}")
         if newline_at < 0:
