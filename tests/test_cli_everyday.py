@@ -183,3 +183,21 @@ def test_force_exclude_applies_the_projects_excludes_to_named_files(cli: Cli, wo
     (workdir / "cudaport.toml").write_text("force-exclude = true\n", encoding="utf-8")
     configured = cli("check", "../build/gen.cu", "a.cu", "--format", "concise", "-q", cwd=workdir / "src").out
     assert [line.split(":")[0] for line in configured.splitlines()] == ["a.cu"]
+
+
+def test_fix_output_dir_says_where_the_files_went(cli: Cli, workdir: Path) -> None:
+    copy_fixtures(workdir / "src", ["runtime_check.cu", "half_math.cu"])
+    out = cli("fix", "src", "--output-dir", "ported", cwd=workdir).out
+    assert "The fixed tree is under ported; the original is unchanged." in out
+    written = next(line for line in out.splitlines() if line.startswith("Written: "))
+    for name in ("half_math.cu", "runtime_check.cu"):
+        place = Path("ported") / "src" / name
+        assert str(place) in written and (workdir / place).is_file()
+
+
+def test_target_help_names_all_six_targets(cli: Cli) -> None:
+    for command in ("check", "fix", "report"):
+        shown = " ".join(cli(command, "--help").out.split())
+        for name in ("hip (AMD ROCm, Hygon DCU)", "npu (Huawei Ascend", "mlu (Cambricon", "maca (MetaX)"):
+            assert name in shown
+        assert "corex (Iluvatar CoreX)" in shown and "musa (Moore Threads)" in shown
