@@ -403,6 +403,14 @@ def ascending_ids(value: str) -> bool:
 
 
 # ---- backends ---------------------------------------------------------------------------------------------------
+_BACKEND_SPEC = re.compile(r"^(?:nccl|(?:\w+:\w+)(?:,\w+:\w+)*)$")
+
+
+def is_backend_spec(content: str) -> bool:
+    """`nccl`, or a per-device list of backends naming it (`cuda:nccl,cpu:gloo`)."""
+    return "nccl" in content and bool(_BACKEND_SPEC.match(content))
+
+
 def rewrite_backend_spec(content: str, backend: str, device: str, device_types: frozenset[str]) -> str:
     """`nccl` -> `hccl`; `cuda:nccl,cpu:gloo` -> `npu:hccl,cpu:gloo`."""
     parts = []
