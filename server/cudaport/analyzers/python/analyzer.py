@@ -44,7 +44,8 @@ from .literals import LiteralFindings
 from .methods import MethodFindings
 from .names import PythonNames
 from .outsidewindows import OutsideWindows
-from .ported import Reviewer, load_ported_knowledge
+from .ported import Reviewer
+from .portedknowledge import load_ported_knowledge
 from .vocabulary import Vocabulary
 
 _SOURCE_FILE = re.compile(rb"\.cuh?(?=[\"'])")
