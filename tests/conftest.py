@@ -23,6 +23,28 @@ EXPECTED = REPO / "tests" / "expected" / "c"
 SHARED_REFERENCE = REPO.parent / "shared" / "reference"
 
 
+# The tests that drive a tool from outside Python (a compiler, an editor, a browser, npm, pre-commit) or real code
+# from PyPI, which tools/prerequisites.sh installs: marked `tools`, so that `pytest -m "not tools"` is the fast run
+# of everyday work. A module is all such tests, or a test asks for one of these fixtures.
+_TOOL_MODULES = frozenset(
+    {
+        "test_compile_hip.py",
+        "test_report_browser.py",
+        "test_vscode_extension.py",
+        "test_neovim.py",
+        "test_ci_integrations.py",
+        "test_fix_real_code.py",
+    }
+)
+_TOOL_FIXTURES = frozenset({"hipcc", "nvcc", "gxx", "browser", "chinese_page"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.name in _TOOL_MODULES or _TOOL_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.tools)
+
+
 def require_shared_reference() -> Path:
     """../shared/reference, the data the rule tables were built from, sits beside this repository where it is
     developed and in CI; a user's clone has none. There the tests that compare the rules with it skip, saying

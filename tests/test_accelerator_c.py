@@ -16,7 +16,7 @@ import pytest
 
 from conftest import cudaport_module, require_shared_reference, target_finding_lines
 from cudaport.cli import main as cli
-from tooling import ensure_apt
+from tooling import require_tool
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures" / "accelerators"
@@ -33,8 +33,12 @@ def copy_fixtures(tmp_path: Path) -> Path:
     return folder
 
 
-def compile_errors(source: Path) -> list[str]:
-    gxx = ensure_apt("g++", "g++")
+@pytest.fixture
+def gxx() -> str:
+    return require_tool("g++", "g++")
+
+
+def compile_errors(gxx: str, source: Path) -> list[str]:
     result = subprocess.run(
         [gxx, "-std=c++17", "-fsyntax-only", "-I", str(STUBS), str(source)], capture_output=True, text=True
     )
@@ -64,12 +68,12 @@ def test_fix_rearranges_arguments_exactly_and_is_idempotent(tmp_path: Path, targ
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_rewritten_host_code_compiles_against_the_vendor_signatures(tmp_path: Path, target: str) -> None:
+def test_rewritten_host_code_compiles_against_the_vendor_signatures(gxx: str, tmp_path: Path, target: str) -> None:
     project = copy_fixtures(tmp_path)
     cudaport_module("fix", "--target", target, "--fail-on", "never", str(project))
-    assert compile_errors(project / "host_pipeline.cpp") == []
+    assert compile_errors(gxx, project / "host_pipeline.cpp") == []
     # collectives.cpp keeps the calls a person must rewrite; they are the only lines that do not compile
-    errors = compile_errors(project / "collectives.cpp")
+    errors = compile_errors(gxx, project / "collectives.cpp")
     error_lines = {int(line.split(":")[1]) for line in errors}
     left = json.loads(
         cudaport_module("check", "--format", "json", "--target", target, str(project / "collectives.cpp")).stdout
@@ -79,14 +83,16 @@ def test_rewritten_host_code_compiles_against_the_vendor_signatures(tmp_path: Pa
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_a_rewritten_extension_binding_compiles_but_for_what_a_person_adapts(tmp_path: Path, target: str) -> None:
+def test_a_rewritten_extension_binding_compiles_but_for_what_a_person_adapts(
+    gxx: str, tmp_path: Path, target: str
+) -> None:
     """The host side of a PyTorch extension after the fix builds against torch_npu's or torch_mlu's C++ API, except
     the statement left for a person (the stream pool takes other arguments), which keeps its CUDA spelling whole."""
     project = copy_fixtures(tmp_path)
     cudaport_module("fix", "--target", target, "--fail-on", "never", str(project))
     fixed = (project / "ext_binding.cpp").read_text(encoding="utf-8")
     assert "at::cuda::getCurrentCUDAStream" not in fixed and "cudaStream_t" not in fixed
-    errors = compile_errors(project / "ext_binding.cpp")
+    errors = compile_errors(gxx, project / "ext_binding.cpp")
     left = json.loads(
         cudaport_module("check", "--format", "json", "--target", target, str(project / "ext_binding.cpp")).stdout
     )
@@ -128,12 +134,12 @@ def test_the_extension_api_is_portable_on_hip_where_pytorch_hipifies_it(tmp_path
         ("cncl.h", "const float* s = 0; cnclComm_t c; cnrtQueue_t q; cnclSend(s, 4, cnclFloat, 1, c, q);"),
     ],
 )
-def test_a_bare_rename_would_not_compile(tmp_path: Path, header: str, naive: str) -> None:
+def test_a_bare_rename_would_not_compile(gxx: str, tmp_path: Path, header: str, naive: str) -> None:
     """The stubs have teeth: renaming without rearranging the arguments is rejected, which is why those calls
     are rewritten whole (or left to a person)."""
     source = tmp_path / "naive.cpp"
     source.write_text(f"#include <{header}>\nvoid f() {{ {naive} }}\n", encoding="utf-8")
-    assert compile_errors(source)
+    assert compile_errors(gxx, source)
 
 
 def check_json(tmp_path: Path, source: str, target: str, name: str = "k.cu") -> list[dict]:

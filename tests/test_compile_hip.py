@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURE_HEADERS, REPO, Cli, copy_fixtures
-from tooling import ensure_apt, ensure_apt_file
+from tooling import require_file, require_tool
 
 # fixture -> extra compiler flags. Include paths stand for the build system: HIPIFY's header names
 # (hipsparse.h) sit one folder down in Debian's packages.
@@ -41,10 +41,10 @@ COMPILED = {
 
 @pytest.fixture(scope="module")
 def hipcc() -> str:
-    compiler = ensure_apt("hipcc", "hipcc")
-    ensure_apt_file("/usr/include/hiprand/hiprand.h", "libhiprand-dev")
-    ensure_apt_file("/usr/include/rocrand/rocrand.h", "librocrand-dev")
-    ensure_apt_file("/usr/include/hipsparse/hipsparse.h", "libhipsparse-dev")
+    compiler = require_tool("hipcc", "hipcc")
+    require_file("/usr/include/hiprand/hiprand.h", "libhiprand-dev")
+    require_file("/usr/include/rocrand/rocrand.h", "librocrand-dev")
+    require_file("/usr/include/hipsparse/hipsparse.h", "libhipsparse-dev")
     return compiler
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, Cli, copy_fixtures, cudaport_executable
-from tooling import ensure_apt, ensure_nvcc
+from tooling import require_nvcc, require_tool
 
 DUAL = Path(__file__).parent / "fixtures" / "dualstack_c"
 OWN = Path(__file__).parent / "fixtures" / "dualstack_own"
@@ -23,12 +23,12 @@ SOURCES = sorted(p.relative_to(DUAL).as_posix() for p in DUAL.rglob("*.cu"))
 
 @pytest.fixture(scope="module")
 def hipcc() -> str:
-    return ensure_apt("hipcc", "hipcc")
+    return require_tool("hipcc", "hipcc")
 
 
 @pytest.fixture(scope="module")
 def nvcc() -> str:
-    return ensure_nvcc()
+    return require_nvcc()
 
 
 def _hipcc(hipcc: str, source: Path, *flags: str) -> subprocess.CompletedProcess[str]:

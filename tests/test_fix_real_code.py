@@ -24,9 +24,9 @@ from conftest import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
 import fix_trust
-from corpus import C_SUFFIXES, pypi_sdist
+from corpus import C_SUFFIXES
+from tooling import REAL_CODE, real_code
 
-SOURCES = {"accelerate": "1.15.0", "mmengine": "0.10.7", "torch-scatter": "2.1.2", "mamba-ssm": "2.3.2.post1"}
 SAMPLE = 60
 
 
@@ -35,8 +35,8 @@ def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
     seed = int(os.environ.get("CUDAPORT_TEST_SEED", "27"))
     rng = random.Random(seed)
     candidates: list[tuple[str, Path, Path]] = []
-    for name, version in SOURCES.items():
-        root = pypi_sdist(name, version)
+    for name in REAL_CODE:
+        root = real_code(name)
         for path in sorted(root.rglob("*")):
             if path.suffix not in (".py", *C_SUFFIXES) or not path.is_file() or path.is_symlink():
                 continue

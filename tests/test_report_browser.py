@@ -23,7 +23,7 @@ from playwright.sync_api import BrowserContext, Page, sync_playwright
 
 from cudaport.cli import main as cli
 from cudaport.knowledge.ruleset import Target, load_ruleset
-from tooling import ensure_apt
+from tooling import require_tool
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -133,7 +133,7 @@ def report_files(
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
-    chromium = ensure_apt("chromium", "chromium")
+    chromium = require_tool("chromium", "chromium")
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             str(tmp_path_factory.mktemp("chromium-profile")),

@@ -27,7 +27,7 @@ from cudaport.knowledge.ruleset import load_ruleset
 from cudaport.project.config import load_settings
 from cudaport.report import assess, render
 from test_report_browser import ARTIFACTS, browser  # noqa: F401  (the browser fixture, Debian's Chromium)
-from tooling import ensure_apt_file
+from tooling import require_file
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -217,7 +217,7 @@ def chinese_page_file(reports: dict[str, dict[str, str]], tmp_path_factory: pyte
 
 @pytest.fixture
 def chinese_page(browser: BrowserContext, chinese_page_file: Path) -> Iterator[tuple[Page, list[str]]]:  # noqa: F811
-    ensure_apt_file(NOTO_CJK, "fonts-noto-cjk")  # what a Chinese reader's machine has; CI installs it
+    require_file(NOTO_CJK, "fonts-noto-cjk")  # what a Chinese reader's machine has
     page = browser.new_page()
     problems: list[str] = []
     page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)

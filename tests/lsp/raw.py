@@ -110,6 +110,18 @@ class RawServer:
             self.seen.append(message)
 
     def log_messages(self) -> list[str]:
+        """Every window/logMessage so far, those the server sent after the last message waited for too (once it
+        has exited: up to the end of its output, which a log record may reach after the shutdown answer)."""
+        exited = self.process.poll() is not None
+        while True:
+            try:
+                message = self.messages.get(timeout=10) if exited else self.messages.get_nowait()
+            except queue.Empty:
+                break
+            if message is None:
+                self.messages.put(None)  # the end stays the end for a later reader
+                break
+            self.seen.append(message)
         return [m["params"]["message"] for m in self.seen if m.get("method") == "window/logMessage"]
 
     # ---- session ------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from tooling import ensure_apt
+from tooling import require_tool
 
 from .conftest import CUDAPORT
 
@@ -100,7 +100,7 @@ vim.cmd("qall!")
 
 
 def test_neovim_applies_a_quick_fix_and_writes_the_file(tmp_path: Path) -> None:
-    nvim = ensure_apt("nvim", "neovim")
+    nvim = require_tool("nvim", "neovim")
     project = tmp_path / "project"
     project.mkdir()
     source = project / "add.cu"

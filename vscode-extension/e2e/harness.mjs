@@ -25,12 +25,15 @@ export function fail(message) {
 let vsix, chromium;
 const codeServer = join(here, "node_modules", ".bin", "code-server");
 
-/** Checks the VSIX and Chromium, installs code-server and playwright-core (install.sh) if missing, loads the latter. */
+/** Checks the VSIX, Chromium, code-server and playwright-core (installed beforehand by tools/prerequisites.sh,
+ * or e2e/install.sh alone), and loads the latter. */
 export function init(vsixPath = defaultVsix) {
   vsix = resolve(vsixPath);
   if (!existsSync(vsix)) fail(`no VSIX at ${vsix}: run \`npm run package\` first`);
-  if (!existsSync(chromiumPath)) fail(`no Chromium at ${chromiumPath}: apt-get install chromium`);
-  execFileSync(join(here, "install.sh"), { stdio: "inherit" });
+  if (!existsSync(chromiumPath)) fail(`no Chromium at ${chromiumPath}: run tools/prerequisites.sh`);
+  if (!existsSync(codeServer) || !existsSync(join(here, "node_modules", "playwright-core"))) {
+    fail("code-server or playwright-core is missing: run tools/prerequisites.sh (or vscode-extension/e2e/install.sh)");
+  }
   ({ chromium } = createRequire(join(here, "package.json"))("playwright-core"));
 }
 
