@@ -22,7 +22,8 @@ structured default being PrivateUse1). An operator listed in more than one secti
 are matched exactly against the overloads of rules/operators/aten.csv (run tools/import_torch_ops.py first):
 the plugin's own operators and entries for overloads this PyTorch release does not have are left out, and the
 importer prints them. mlu-<release>-api.csv is torch_mlu's table of Python APIs (`api` spelled as python.csv
-spells it, `supported` 1/0, `limitation` as the table words it).
+spells it, `supported` 1/0, `limited` 1 where the table notes a limitation: its note itself is torch_mlu's prose,
+which is not copied; cudaport points at the table instead).
 """
 
 from __future__ import annotations
@@ -157,7 +158,7 @@ def mlu_api_rows(data: bytes) -> tuple[list[dict[str, str]], list[str]]:
         row = {
             "api": api,
             "supported": "1" if entry.get("supported") is True else "0",
-            "limitation": str(entry.get("limitations") or "").strip(),
+            "limited": "1" if str(entry.get("limitations") or "").strip() else "0",
         }
         seen = merged.get(api)
         if seen is None:
@@ -166,8 +167,8 @@ def mlu_api_rows(data: bytes) -> tuple[list[dict[str, str]], list[str]]:
         if seen["supported"] != row["supported"]:
             notes.append(f"{api}: listed as supported and as not supported; kept as not supported")
             seen["supported"] = "0"
-        if row["limitation"] and row["limitation"] not in seen["limitation"]:
-            seen["limitation"] = "；".join(t for t in (seen["limitation"], row["limitation"]) if t)
+        if row["limited"] == "1":
+            seen["limited"] = "1"
     return [merged[api] for api in sorted(merged)], notes
 
 
@@ -264,7 +265,7 @@ def main(args: argparse.Namespace) -> int:
         if api_data is not None:
             rows, notes = mlu_api_rows(api_data)
             path = OUT / f"mlu-{release}-api.csv"
-            print(f"{path.relative_to(ROOT)}: {write_csv(path, ['api', 'supported', 'limitation'], rows)} APIs")
+            print(f"{path.relative_to(ROOT)}: {write_csv(path, ['api', 'supported', 'limited'], rows)} APIs")
             for note in notes:
                 print(f"  {note}")
     if args.musa:
