@@ -27,6 +27,7 @@ from ..model.findings import Difficulty
 from ..resources.paths import RuleDataError as RuleDataError  # the rule data's error, raised here too
 from ..resources.paths import bundled_rules_dir
 from . import tomlcompat
+from .operators import OperatorData, build_operator_data, plugin_release
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,6 +285,7 @@ class RuleSet:
     header_globs: list[Symbol] = field(default_factory=list)
     namespaces: dict[str, Symbol] = field(default_factory=dict)
     tables: dict[str, Any] = field(default_factory=dict)  # analyzer tables from the other *.toml files
+    operators: OperatorData | None = None  # rules/operators/: what each target's PyTorch plugin runs natively
     sources: list[Path] = field(default_factory=list)
     versions: Mapping[str, str] = field(default_factory=dict)  # target -> the release the user builds with
     docs_url: str = ""  # rules.toml's `docs-url`: where a rule's documentation is, `{code}` standing for it
@@ -335,6 +337,9 @@ class RuleSet:
         if not version:
             return TargetSpec(canonical, "")
         scheme = self.targets[canonical].versions
+        plugin = self._plugin_spec(canonical, version, spec)
+        if plugin is not None and (scheme is None or scheme.generation(version) is None):
+            return plugin
         if scheme is None:
             raise ValueError(
                 t(
@@ -375,6 +380,31 @@ class RuleSet:
             )
             return TargetSpec(canonical, scheme.newest, warning)
         return TargetSpec(canonical, version)
+
+    def _plugin_spec(self, canonical: str, version: str, spec: str) -> TargetSpec | None:
+        """`npu@2.14`: a release of the target's PyTorch plugin (torch_npu), whose operator list the findings use;
+        one the data lacks is rated as the nearest release it has, with a warning. None: no plugin data, or no
+        release number."""
+        data = self.operators
+        releases = data.releases(canonical) if data is not None else ()
+        key = version_key(version)
+        if not releases or key is None or data is None:
+            return None
+        found = plugin_release(releases, version)
+        if found is not None:
+            return TargetSpec(canonical, found)
+        below = [r for r in releases if (version_key(r) or ()) < key]
+        nearest = below[-1] if below else releases[0]
+        coverage = data.coverage(canonical, nearest)
+        package = coverage.plugin.package if coverage is not None and coverage.plugin is not None else canonical
+        warning = t(
+            "{spec}: the rule data knows {package} releases {known}; rating for {nearest}",
+            spec=repr(spec.strip()),
+            package=package,
+            known=", ".join(releases),
+            nearest=nearest,
+        )
+        return TargetSpec(canonical, nearest, warning)
 
     def pinned(self, versions: Mapping[str, str]) -> RuleSet:
         """This rule data rating each target against the release in `versions` (target -> version); the
@@ -683,10 +713,11 @@ def load_ruleset(extra: Iterable[Path] = ()) -> RuleSet:
 @functools.lru_cache(maxsize=8)
 def _load_cached(extra: tuple[Path, ...]) -> RuleSet:
     from ..model import findings
-    from . import rulecache
+    from . import operators, rulecache
 
     base = bundled_rules_dir()
-    modules = (Path(__file__).resolve(), Path(findings.__file__).resolve())  # the classes the cache pickles
+    # the classes the cache pickles
+    modules = (Path(__file__).resolve(), Path(findings.__file__).resolve(), Path(operators.__file__).resolve())
     cached = rulecache.load(base, extra, RuleSet, modules)
     if cached is not None:
         _check_required(cached)
@@ -712,6 +743,7 @@ def build_ruleset(base: Path, extra: tuple[Path, ...] = ()) -> RuleSet:
     for table in sorted(base.glob("*.toml")):
         if table.name not in ("targets.toml", "rules.toml"):
             ruleset.tables[table.stem] = _read_toml(table)
+    ruleset.operators = build_operator_data(base / "operators")
     for csv_path in sorted((base / "counterparts").glob("*.csv")):
         _merge_counterparts(ruleset, csv_path)
     for path in extra:
