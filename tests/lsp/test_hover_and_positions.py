@@ -228,3 +228,19 @@ async def test_hover_rates_a_python_api_and_a_launch_on_every_target_as_the_cli_
     rows = _rows(await _hover_text(session, cuda_file.as_uri(), "scale<<<"))
     assert rows["HIP"] == ("as it is", "portable")
     assert rows["Ascend NPU"][1] == "blocker" and "Ascend C launch" in rows["Ascend NPU"][0]
+
+
+async def test_hover_names_the_plugin_release_an_operator_is_missing_from(lsp: Launcher, tmp_path: Path) -> None:
+    path = tmp_path / "stats.py"
+    path.write_text("import torch\n\ndef f(x):\n    return torch.lgamma(x)\n", encoding="utf-8")
+    session = await lsp.start(options={**FAST, "target": "mlu"})
+    uri = session.open(path, language_id="python")
+    diagnostics = await session.diagnostics(uri)
+    [squiggle] = [d for d in diagnostics if d.code == "CP7100"]
+    assert squiggle.severity == types.DiagnosticSeverity.Warning  # manual
+    text = await _hover_text(session, uri, "torch.lgamma")
+    assert "`torch.lgamma`: no Cambricon MLU kernel in torch_mlu 1.25.0 (aten::lgamma)" in text
+    rows = _rows(text)
+    assert rows["Ascend NPU"][1] == "manual"
+    assert rows["Moore Threads MUSA"][1] == "nothing to port"  # torch_musa has a kernel for it
+    assert rows["HIP"][1] == "nothing to port"  # PyTorch for ROCm is built from PyTorch's CUDA kernels

@@ -145,6 +145,8 @@ class FindingData(TypedDict, total=False):
     withheld: str  # why its rewrite is not offered: the result would not be the same program (cudaport.consistency)
     cell: str  # a notebook finding: the cell it is in (1-based, as Jupyter counts) ...
     cell_line: str  # ... and its line there (1-based)
+    operators: str  # an operator-coverage finding: the ATen operators the plugin lacks (comma-separated) ...
+    plugin: str  # ... and the plugin release that lacks them (`torch_npu 2.14.0`)
 
 
 @dataclass(slots=True)

@@ -605,8 +605,11 @@ def _target_info(ruleset: RuleSet, name: str) -> TargetInfo:
     if target is None:
         return TargetInfo(name, name, "")
     assumes = ""
-    if target.versions is not None:
-        given = ruleset.versions.get(name)
+    given = ruleset.versions.get(name)
+    coverage = ruleset.operators.coverage(name, given) if ruleset.operators is not None and given else None
+    if coverage is not None and coverage.plugin is not None and coverage.plugin.release == given:
+        assumes = f"{coverage.plugin.package} {given}"  # `npu@2.13`: a release of the PyTorch plugin
+    elif target.versions is not None:
         release = given or target.versions.newest
         if release:
             assumes = f"{target.versions.product} {release}"

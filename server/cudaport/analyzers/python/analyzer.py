@@ -43,6 +43,7 @@ from .imports import PYTHON_LANGUAGE, Imports, word_starts
 from .literals import LiteralFindings
 from .methods import MethodFindings
 from .names import PythonNames
+from .operators import OperatorFindings
 from .outsidewindows import OutsideWindows
 from .ported import Reviewer
 from .portedknowledge import load_ported_knowledge
@@ -73,7 +74,8 @@ class PythonAnalyzer:
         self.know: PythonKnowledge = load_python_knowledge(ruleset)
         self.ported = load_ported_knowledge(ruleset.tables.get("python") or {}, self.know.device.tables)
         self._dual = DualTable.load(ruleset.tables.get("python") or {})
-        self._vocabulary = Vocabulary(self.know)
+        self._operators = OperatorFindings(ruleset)
+        self._vocabulary = Vocabulary(self.know, self._operators.words)
         builder = FindingBuilder(ruleset, self.know)
         self._outside = OutsideWindows(self._hit)
         self._import_findings = ImportFindings(ruleset, self.know, self._vocabulary, builder)
@@ -148,6 +150,8 @@ class PythonAnalyzer:
             return
         if parent.type in _DEFINITIONS and parent.child_by_field_name("name") == node:
             return
+        if word in self._operators.words(file.target):
+            self._operators.identifier(file, node)
         self._identifier(file, node)
 
     def _identifier(self, file: FileState, node: Node) -> None:

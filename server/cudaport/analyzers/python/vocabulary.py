@@ -5,6 +5,7 @@ data makes of an import statement is worked out once per distinct statement and 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...knowledge.python import PythonKnowledge
@@ -26,8 +27,9 @@ class Vocabulary:
     """The words worth a look for each target, and the notes on import statements, cached for the analyzer's
     lifetime."""
 
-    def __init__(self, know: PythonKnowledge) -> None:
+    def __init__(self, know: PythonKnowledge, more: Callable[[str], frozenset[bytes]] | None = None) -> None:
         self.know = know
+        self._more = more  # words another pass looks for on a target (the operator-coverage rule's API names)
         self._vocabularies: dict[str, tuple[frozenset[bytes], frozenset[str]]] = {}
         self._prefix_cache: frozenset[str] | None = None
         self._statement_notes: dict[tuple[StatementFacts, str], StatementNotes] = {}
@@ -65,7 +67,8 @@ class Vocabulary:
             interesting = set(words) | {"cuda_sources"} | self.know.device_types | self.know.backend_names
             for name in [*self.know.exact, *self.know.wildcards]:
                 interesting.update(name.split("."))
-            cached = (frozenset(w.encode() for w in words), frozenset(interesting))
+            more = self._more(target) if self._more is not None else frozenset()
+            cached = (frozenset(w.encode() for w in words) | more, frozenset(interesting))
             self._vocabularies[target] = cached
         return cached
 
