@@ -62,9 +62,8 @@ class OperatorCoverage:
     plugin: Plugin | None
     torch: str  # the PyTorch release the operator data was read from
     gaps: Mapping[str, Gap]  # api -> gap
-    words: frozenset[
-        bytes
-    ]  # the last component of every gap's API (`svd`, `CTCLoss`, `lcm`): what a file is searched for
+    # The last component of every gap's API (`svd`, `CTCLoss`, `lcm`): what a file is searched for.
+    words: frozenset[bytes]
 
     def gap(self, api: str) -> Gap | None:
         return self.gaps.get(api)
