@@ -4,9 +4,11 @@
 // targets, a quick fix written to disk, a target switch, fix-all, migrating the workspace and the migration summary.
 // Then a second VS Code whose display language is Chinese (zh-cn): the extension's settings, command titles, status
 // item and notifications in Chinese, the display language passed to the server, and the offer to read a GBK file as
-// GBK (see chineseScenario for how the display language is set).
+// GBK (see chineseScenario for how the display language is set). Then a third with cudaport.enable false at start:
+// no server and nothing shown, the server started and stopped as the setting is turned on and off, the configuration
+// file cudaport.configuration names, and fix-all on save only while cudaport.fixAll is on.
 //
-//   node e2e/run.mjs [--vsix path] [--keep] [--scenario en|zh-cn]
+//   node e2e/run.mjs [--vsix path] [--keep] [--scenario en|zh-cn|settings]
 // Exit code 0 when every check passes; screenshots of a failure go to e2e/artifacts/ (git-ignored).
 // The profile, code-server, the browser and the driving helpers are harness.mjs's (shared with screenshot.mjs).
 import { execFileSync } from "node:child_process";
@@ -412,8 +414,108 @@ async function chineseScenario() {
 
 }
 
+// ---- the settings: enable, configuration, fixAll -----------------------------------------------------------------
+// A window that starts with cudaport.enable false, then turned on and off through the workspace's settings file as a
+// user edits it. The configuration file the settings name (ci/cudaport-npu.toml: target npu) is not the nearest one
+// (there is none: hip would apply), and fix-all runs on save through editor.codeActionsOnSave only while
+// cudaport.fixAll is on.
+function cudaportLog() {
+  // The extension's output channel as VS Code writes it (with the protocol trace: cudaport.trace.server verbose).
+  let files = "";
+  try {
+    files = execFileSync("grep", ["-rl", "--include=*.log", "cudaport.enable", join(userData, "logs")], { encoding: "utf8" });
+  } catch {
+    return ""; // grep: no file matches yet
+  }
+  return files.trim().split("\n").map((file) => readFileSync(file, "utf8")).join("\n");
+}
+
+async function settingsScenario() {
+  const user = {
+    "cudaport.enable": false,
+    "cudaport.trace.server": "verbose",
+    "cudaport.configuration": "${workspaceFolder}/ci/cudaport-npu.toml",
+    "cudaport.fixAll": false,
+    "editor.codeActionsOnSave": { "source.fixAll.cudaport": "explicit" },
+  };
+  prepare(["kernel.cu"], user);
+  mkdirSync(join(workspace, "ci"), { recursive: true });
+  writeFileSync(join(workspace, "ci", "cudaport-npu.toml"), 'target = "npu"\n');
+  const workspaceSettings = (values) => {
+    mkdirSync(join(workspace, ".vscode"), { recursive: true });
+    writeFileSync(join(workspace, ".vscode", "settings.json"), JSON.stringify(values, null, 2));
+  };
+  const squiggles = page => page.locator('.monaco-editor [class*="squiggly-"]');
+  const statusBar = async () => (await page.locator(".statusbar").textContent()) ?? "";
+  await startCodeServer();
+  await openBrowser();
+
+  await step("settings: with cudaport.enable false no server starts and nothing is shown", async () => {
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+    await page.locator(".monaco-workbench").waitFor({ timeout: 90000 });
+    await page.locator(".explorer-folders-view, .explorer-viewlet").first().waitFor({ timeout: 60000 });
+    await openFile("kernel.cu");
+    await waitFor(() => cudaportLog().includes("cudaport.enable is false: no server is started."), "the extension's word", 60000);
+    await new Promise((r) => setTimeout(r, 8000)); // time a started server would have had to show its findings
+    if (await squiggles(page).count()) throw new Error("squiggles while cudaport.enable is false");
+    if ((await statusBar()).includes("CUDA→")) throw new Error("the status item while cudaport.enable is false");
+    if (cudaportLog().includes("initializationOptions")) throw new Error("a server was started");
+    await runCommand("cudaport: Show the migration summary");
+    await page.locator(".notification-toast", { hasText: "cudaport is turned off (cudaport.enable)" }).first().waitFor({ timeout: 30000 });
+  });
+
+  await step("settings: turned on, the server starts and reads the configuration file the setting names (npu)", async () => {
+    workspaceSettings({ "cudaport.enable": true });
+    await squiggles(page).first().waitFor({ timeout: 90000 });
+    await waitFor(async () => (await statusBar()).includes("CUDA→Ascend NPU"), "the status item naming npu, from ci/cudaport-npu.toml", 60000);
+    const trace = cudaportLog();
+    const expected = JSON.stringify(join(workspace, "ci", "cudaport-npu.toml"));
+    if (!trace.includes(`"config": ${expected}`)) throw new Error(`initializationOptions carry no config ${expected}`);
+    if (!/"fixAll": false/.test(trace)) throw new Error("initializationOptions carry no fixAll false");
+  });
+
+  await step("settings: with cudaport.fixAll false saving applies no fix-all, and the command says it is off", async () => {
+    await page.locator(".monaco-editor .view-lines").first().click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type("// saved with fixAll off\n");
+    await page.keyboard.press("Control+S");
+    await waitFor(() => onDisk("kernel.cu").includes("// saved with fixAll off"), "the save on disk", 30000);
+    await new Promise((r) => setTimeout(r, 3000));
+    if (!onDisk("kernel.cu").includes("cudaFree(device)")) throw new Error("fix-all ran on save with cudaport.fixAll false");
+    await runCommand("cudaport: Fix all safe findings in this file");
+    await page.locator(".notification-toast", { hasText: "fix-all is turned off (cudaport.fixAll)" }).first().waitFor({ timeout: 30000 });
+  });
+
+  await step("settings: with cudaport.fixAll on saving applies fix-all for npu", async () => {
+    workspaceSettings({ "cudaport.enable": true, "cudaport.fixAll": true });
+    // The server hears of the change through workspace/didChangeConfiguration: save again until it has.
+    await waitFor(async () => {
+      await page.locator(".monaco-editor .view-lines").first().click();
+      await page.keyboard.press("Control+End");
+      await page.keyboard.type("/");
+      await page.keyboard.press("Control+S");
+      await new Promise((r) => setTimeout(r, 1500));
+      return onDisk("kernel.cu").includes("aclrtFree(device)");
+    }, "the npu rewrites on disk after a save", 60000);
+    const text = onDisk("kernel.cu");
+    if (!text.includes("#include <acl/acl.h>") || text.includes("cudaMalloc")) throw new Error(`not fixed for npu:\n${text}`);
+  });
+
+  await step("settings: turned off at run time, the server stops and its findings and status item go", async () => {
+    await squiggles(page).first().waitFor({ timeout: 30000 }); // the launch left for a person (a blocker on npu)
+    workspaceSettings({ "cudaport.enable": false, "cudaport.fixAll": true });
+    await waitFor(async () => (await squiggles(page).count()) === 0, "no squiggles", 60000);
+    await waitFor(async () => !(await statusBar()).includes("CUDA→"), "no status item", 30000);
+    await waitFor(() => cudaportLog().includes("cudaport.enable is false: the server is stopped."), "the stop in the log", 30000);
+    // and on again: it comes back
+    workspaceSettings({ "cudaport.enable": true, "cudaport.fixAll": true });
+    await squiggles(page).first().waitFor({ timeout: 90000 });
+    await waitFor(async () => (await statusBar()).includes("CUDA→Ascend NPU"), "the status item back", 60000);
+  });
+}
+
 let failed = false;
-for (const [name, scenario] of [["en", englishScenario], ["zh-cn", chineseScenario]]) {
+for (const [name, scenario] of [["en", englishScenario], ["zh-cn", chineseScenario], ["settings", settingsScenario]]) {
   if (only && only !== name) continue;
   console.log(`e2e: scenario ${name}`);
   try {

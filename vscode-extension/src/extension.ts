@@ -68,23 +68,64 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("cudaport.fixAll", fixAllInFile),
     vscode.commands.registerCommand("cudaport.migrateWorkspace", migrateWorkspace),
     vscode.commands.registerCommand("cudaport.showSummary", showSummary),
-    vscode.commands.registerCommand("cudaport.restartServer", () => restart(context)),
+    vscode.commands.registerCommand("cudaport.restartServer", () => (enabled() ? lifecycle(() => restart(context)) : sayDisabled())),
     vscode.commands.registerCommand("cudaport.showLogs", () => output.show(true)),
     vscode.languages.onDidChangeDiagnostics(() => updateStatus()),
     vscode.window.tabGroups.onDidChangeTabs(() => updateStatus()),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
-      if (event.affectsConfiguration("cudaport.path") || event.affectsConfiguration("cudaport.interpreter")) {
-        await restart(context);
+      if (event.affectsConfiguration("cudaport.enable")) {
+        // On: the server starts (as at activation); off: it stops, and its diagnostics and the status item go.
+        await lifecycle(() => (enabled() ? start(context) : stop()));
+      } else if (!enabled()) {
+        return;
+      } else if (event.affectsConfiguration("cudaport.path") || event.affectsConfiguration("cudaport.interpreter")) {
+        await lifecycle(() => restart(context));
       } else if (event.affectsConfiguration(SECTION)) {
         reportSettingProblems();
         updateStatus();
       }
     }),
+    // In a workspace not yet trusted, its own settings of cudaport.path, interpreter, configuration and logFile are
+    // not read (package.json's restrictedConfigurations) and no interpreter of the workspace runs: once it is
+    // trusted, they count.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => (enabled() ? lifecycle(() => restart(context)) : undefined)),
   );
-  await start(context);
-  // After the server started: a workspace of GBK files gets the offer to read them as GBK (once).
-  void offerGbk(context, output).catch((error) => output.appendLine(`GBK check: ${String(error)}`));
+  if (!enabled()) {
+    output.appendLine(t("cudaport.enable is false: no server is started."));
+    return;
+  }
+  await lifecycle(() => start(context));
 }
+
+function enabled(): boolean {
+  return vscode.workspace.getConfiguration(SECTION).get<unknown>("enable", true) !== false;
+}
+
+function sayDisabled(): void {
+  void vscode.window.showInformationMessage(t("cudaport is turned off (cudaport.enable)."));
+}
+
+// Starting and stopping one after the other: settings toggled quickly must not start two servers.
+let pending: Promise<void> = Promise.resolve();
+function lifecycle(step: () => Promise<void>): Promise<void> {
+  pending = pending.then(step, step);
+  return pending;
+}
+
+async function stop(): Promise<void> {
+  if (client) {
+    try {
+      await client.stop();
+    } catch (error) {
+      output.appendLine(t("Stopping the server: {error}", { error: String(error) }));
+    }
+    client = undefined;
+  }
+  status.hide();
+  output.appendLine(t("cudaport.enable is false: the server is stopped."));
+}
+
+let gbkOffered = false;
 
 export async function deactivate(): Promise<void> {
   if (client) {
@@ -94,6 +135,10 @@ export async function deactivate(): Promise<void> {
 }
 
 async function start(context: vscode.ExtensionContext): Promise<void> {
+  if (client || !enabled()) {
+    return;
+  }
+  status.command = "cudaport.showSummary";
   const command = await resolveServer(context);
   if (!command) {
     setStatusError(t("cudaport: no server"));
@@ -139,7 +184,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
             if (choice === showLog) {
               output.show(true);
             } else if (choice === restartChoice) {
-              void restart(context);
+              void lifecycle(() => restart(context));
             }
           });
         return { action: CloseAction.DoNotRestart };
@@ -155,6 +200,11 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   try {
     await client.start();
     void loadTargets(client);
+    if (!gbkOffered) {
+      // After the server started: a workspace of GBK files gets the offer to read them as GBK (once).
+      gbkOffered = true;
+      void offerGbk(context, output).catch((error) => output.appendLine(`GBK check: ${String(error)}`));
+    }
   } catch (error) {
     output.appendLine(t("The server failed to start: {error}", { error: String(error) }));
     setStatusError(t("cudaport: server failed"));
@@ -197,7 +247,8 @@ async function resolveServer(context: vscode.ExtensionContext): Promise<ServerCo
   }
   const interpreter = await chooseInterpreter({
     setting: config.get<string>("interpreter", ""),
-    pythonExtension: () => pythonExtensionInterpreter(),
+    // Not in an untrusted workspace: the Python extension's choice may be the workspace's own environment.
+    pythonExtension: async () => (vscode.workspace.isTrusted ? pythonExtensionInterpreter() : undefined),
     which: async (name) => which(name),
     workspaceFolder: folder,
     home: os.homedir(),
@@ -287,13 +338,18 @@ function which(command: string): string | undefined {
   return undefined;
 }
 
+function mappedSettings() {
+  const paths = { workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, home: os.homedir() };
+  return toServerOptions(vscode.workspace.getConfiguration(SECTION), vscode.env.language, paths);
+}
+
 function currentOptions() {
-  return toServerOptions(vscode.workspace.getConfiguration(SECTION), vscode.env.language).options;
+  return mappedSettings().options;
 }
 
 let lastProblems = "";
 function reportSettingProblems(): void {
-  const { problems } = toServerOptions(vscode.workspace.getConfiguration(SECTION), vscode.env.language);
+  const { problems } = mappedSettings();
   const text = problems.join("; ");
   if (text && text !== lastProblems) {
     output.appendLine(t("Settings: {problems}", { problems: text }));
@@ -351,6 +407,15 @@ function setStatusError(text: string): void {
 }
 
 async function fixAllInFile(): Promise<void> {
+  if (!client) {
+    if (enabled()) void vscode.window.showErrorMessage(t("cudaport: the server is not running."));
+    else sayDisabled();
+    return;
+  }
+  if (!currentOptions().fixAll) {
+    void vscode.window.showInformationMessage(t("cudaport: fix-all is turned off (cudaport.fixAll)."));
+    return;
+  }
   const editor = vscode.window.activeTextEditor;
   if (!editor) {
     void vscode.window.showInformationMessage(t("cudaport: open a file to fix."));
@@ -400,7 +465,8 @@ async function loadTargets(running: LanguageClient): Promise<void> {
 async function serverCommand<T>(command: string, title: string): Promise<T | undefined> {
   const running = client;
   if (!running) {
-    void vscode.window.showErrorMessage(t("cudaport: the server is not running."));
+    if (enabled()) void vscode.window.showErrorMessage(t("cudaport: the server is not running."));
+    else sayDisabled();
     return undefined;
   }
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, () =>
@@ -431,7 +497,8 @@ async function migrateWorkspace(): Promise<void> {
 async function showSummary(): Promise<void> {
   const running = client;
   if (!running) {
-    void vscode.window.showErrorMessage(t("cudaport: the server is not running."));
+    if (enabled()) void vscode.window.showErrorMessage(t("cudaport: the server is not running."));
+    else sayDisabled();
     return;
   }
   // The server works the summary out on a thread of its own and reports each file under this work-done token;

@@ -1,5 +1,6 @@
 // VS Code settings (the `cudaport.*` section) -> the options the server reads from initializationOptions and
 // workspace/configuration. Free of the vscode module so it can be unit-tested.
+import { expandPath } from "./interpreter";
 import { t } from "./l10n";
 
 // Targets come from the rule data (the server's `cudaport.server.targets` command): none is listed here. An empty
@@ -16,6 +17,8 @@ const LANGUAGE_TAG = /^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$/;
 export interface ServerOptions {
   target: string;
   select?: string[];
+  /** Rule codes or prefixes added to the selection of the project's configuration (its `extend-select`). */
+  extendSelect?: string[];
   ignore?: string[];
   severity?: Record<string, string>;
   extendExclude?: string[];
@@ -24,6 +27,23 @@ export interface ServerOptions {
   logLevel: "error" | "warning" | "info" | "debug";
   /** The language of the server's messages: the cudaport.lang setting, else VS Code's display language. */
   lang: string;
+  /** The configuration file instead of the nearest cudaport.toml / pyproject.toml; "" (sent, to clear an earlier
+   * value): the nearest. */
+  config: string;
+  /** Also write the server's log to this file; "": no file. */
+  logFile: string;
+  /** source.fixAll.cudaport (fix-all, and on save through editor.codeActionsOnSave). */
+  fixAll: boolean;
+  /** The quick fixes that rewrite a finding. */
+  fixActions: boolean;
+  /** The quick fixes that add a `cudaport: ignore[...]` comment. */
+  ignoreCommentActions: boolean;
+}
+
+/** Where `${workspaceFolder}` and `~` in path settings lead. */
+export interface PathContext {
+  workspaceFolder?: string;
+  home?: string;
 }
 
 /** A `get(key, default)` view of configuration, as vscode.WorkspaceConfiguration offers. */
@@ -41,8 +61,24 @@ export interface Mapped {
  * `displayLanguage` is VS Code's (vscode.env.language, e.g. "zh-cn"): the server speaks it unless cudaport.lang
  * names another language.
  */
-export function toServerOptions(config: ConfigurationView, displayLanguage = ""): Mapped {
+export function toServerOptions(config: ConfigurationView, displayLanguage = "", paths: PathContext = {}): Mapped {
   const problems: string[] = [];
+  const flag = (key: string): boolean => {
+    const raw = config.get<unknown>(key, true);
+    if (typeof raw !== "boolean") {
+      problems.push(t("cudaport.{key}: expected true or false, not {value}", { key, value: JSON.stringify(raw) }));
+      return true;
+    }
+    return raw;
+  };
+  const path = (key: string): string => {
+    const raw = config.get<unknown>(key, "");
+    if (typeof raw !== "string") {
+      problems.push(t("cudaport.{key}: expected a path, not {value}", { key, value: JSON.stringify(raw) }));
+      return "";
+    }
+    return expandPath(raw, paths.workspaceFolder, paths.home);
+  };
   const targetValue = String(config.get<string>("target", "") ?? "").trim();
   let target: string | undefined;
   if (TARGET.test(targetValue)) {
@@ -101,8 +137,21 @@ export function toServerOptions(config: ConfigurationView, displayLanguage = "")
   } else if (langValue) {
     problems.push(t('cudaport.lang: "{value}" is not a language (zh-CN, en); VS Code\'s display language decides', { value: langValue }));
   }
-  const options: ServerOptions = { target: target ?? "", run, showPortable, logLevel, lang };
+  const options: ServerOptions = {
+    target: target ?? "",
+    run,
+    showPortable,
+    logLevel,
+    lang,
+    config: path("configuration"),
+    logFile: path("logFile"),
+    fixAll: flag("fixAll"),
+    fixActions: flag("codeAction.fix.enable"),
+    ignoreCommentActions: flag("codeAction.ignoreComment.enable"),
+  };
   const select = codes("select");
+  const extendSelect = codes("extendSelect");
+  if (extendSelect.length) options.extendSelect = extendSelect;
   const ignore = codes("ignore");
   if (select.length) options.select = select;
   if (ignore.length) options.ignore = ignore;

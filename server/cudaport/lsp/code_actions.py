@@ -33,13 +33,15 @@ OPTIONS = types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickF
 
 
 def code_actions(snapshot: Snapshot, selection: types.Range, only: Sequence[str] | None) -> list[types.CodeAction]:
-    """The quick fixes and suppressions for the findings in `selection`, and fix-all when anything is fixable."""
+    """The quick fixes and suppressions for the findings in `selection`, and fix-all when anything is fixable; each
+    kind only while the editor's options (fixActions, ignoreCommentActions, fixAll) leave it on."""
     if snapshot.skipped is not None:
         return []
     actions: list[types.CodeAction] = []
-    if _wanted(only, types.CodeActionKind.QuickFix):
+    options = snapshot.options
+    if _wanted(only, types.CodeActionKind.QuickFix) and (options.fix_actions or options.ignore_comment_actions):
         actions.extend(_quick_fixes(snapshot, selection))
-    if _wanted(only, FIX_ALL) and snapshot.document.session.store.any(lambda f: f.fixable):
+    if options.fix_all and _wanted(only, FIX_ALL) and snapshot.document.session.store.any(lambda f: f.fixable):
         action = types.CodeAction(
             title=t("cudaport: apply all safe fixes"),
             kind=FIX_ALL,
@@ -70,13 +72,14 @@ def _quick_fixes(snapshot: Snapshot, selection: types.Range) -> list[types.CodeA
     start = to_offset(snapshot.lines, selection.start, unit)
     end = to_offset(snapshot.lines, selection.end, unit)
     shown = [f for f in snapshot.findings_overlapping(start, end) if snapshot.shown(f)]
+    with_fixes, with_ignores = snapshot.options.fix_actions, snapshot.options.ignore_comment_actions
     build = snapshot.builder().build
     fixes: list[types.CodeAction] = []
     ignores: list[types.CodeAction] = []
     seen_rules: set[tuple[int, str]] = set()
     for finding in shown:
         diagnostic = as_lsp(build(finding))
-        fix = finding.fix
+        fix = finding.fix if with_fixes else None
         if fix is not None and _breaks_alone(snapshot, fix):
             fix = None  # applied alone, the result would not be the same program (fix-all applies it with the rest)
         if fix is not None:
@@ -91,11 +94,11 @@ def _quick_fixes(snapshot: Snapshot, selection: types.Range) -> list[types.CodeA
                     edit=_workspace_edit(snapshot, edits),
                 )
             )
-        dual = _dual_action(snapshot, finding, diagnostic)
+        dual = _dual_action(snapshot, finding, diagnostic) if with_fixes else None
         if dual is not None:
             fixes.append(dual)
         line = snapshot.lines.line_of(finding.start)
-        if (line, finding.rule) in seen_rules:
+        if not with_ignores or (line, finding.rule) in seen_rules:
             continue
         seen_rules.add((line, finding.rule))
         for title, edit in _suppressions(snapshot, finding):

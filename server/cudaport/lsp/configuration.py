@@ -150,7 +150,7 @@ class Configuration:
         overrides = options.overrides()
         if "extra-rules" in overrides:
             overrides["extra-rules"] = [str((base / p).resolve()) for p in overrides["extra-rules"]]
-        explicit = (base / options.config).resolve() if options.config else None
+        explicit = (base / Path(options.config).expanduser()).resolve() if options.config else None
         try:
             if explicit is not None and not explicit.is_file():
                 raise ConfigError(t("{path}: configuration file not found (editor setting 'config')", path=explicit))

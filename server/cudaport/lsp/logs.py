@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import sys
 import threading
 import time
@@ -80,6 +81,7 @@ class ClientLogHandler(logging.Handler):
         self._pending: list[tuple[int, str]] = []
         self._local = threading.local()
         self._limit = RateLimit()
+        self.file: logging.FileHandler | None = None  # the editor's logFile (set_file)
 
     def connect(self, send: Callable[[int, str], None]) -> None:
         self._send = send
@@ -182,9 +184,45 @@ def configure(handler: ClientLogHandler, log_file: Path | None, to_stderr: bool)
 
 def set_level(handler: ClientLogHandler, level: str) -> None:
     handler.setLevel(LEVELS.get(level, logging.INFO))
+    if handler.file is not None:
+        handler.file.setLevel(handler.level)
     root = logging.getLogger()
     if root.level > handler.level:
         root.setLevel(handler.level)
+
+
+def set_file(handler: ClientLogHandler, path: Path | None) -> None:
+    """The editor's logFile: what the client is sent (at its logLevel) is appended to `path` too; None stops
+    writing to the one set before. Raises OSError when the file cannot be opened (the one before is kept then)."""
+    current = handler.file
+    if current is not None and path is not None and current.baseFilename == os.path.abspath(path):
+        return
+    opened = logging.FileHandler(path, encoding="utf-8") if path is not None else None  # appends, as --log-file
+    root = logging.getLogger()
+    if current is not None:
+        root.removeHandler(current)
+        current.close()
+    handler.file = opened
+    if opened is not None:
+        opened.setFormatter(logging.Formatter(_FORMAT))
+        opened.setLevel(handler.level)
+        root.addHandler(opened)
+
+
+def apply_settings(handler: ClientLogHandler, level: str, log_file: str | None, base: Path | None) -> str | None:
+    """The editor's logLevel and logFile (`~` expanded; a relative path is taken from `base`, the workspace
+    folder); a problem in words when the file cannot be written to."""
+    set_level(handler, level)
+    path = None
+    if log_file:
+        path = Path(log_file).expanduser()
+        if not path.is_absolute() and base is not None:
+            path = base / path
+    try:
+        set_file(handler, path)
+    except OSError as exc:
+        return t("'logFile': cannot write to {path}: {error}", path=path, error=exc.strerror or exc)
+    return None
 
 
 def capture_standard_streams() -> None:

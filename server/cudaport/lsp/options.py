@@ -41,6 +41,12 @@ class EditorOptions:
     run: str = "onType"  # "onType": diagnostics as the user types; "onSave": only for the text last saved
     # The language of the server's messages: "zh-CN", "en", or "" to follow the client's locale (lsp/language.py).
     lang: str | None = None
+    # Code actions: source.fixAll.cudaport, the per-finding fixes (rename, dual-stack), the suppression comments.
+    fix_all: bool = True
+    fix_actions: bool = True
+    ignore_comment_actions: bool = True
+    # A file the server writes its log to as well, at logLevel (relative: to the workspace folder); None: none.
+    log_file: str | None = None
     _given: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     def overrides(self) -> dict[str, Any]:
@@ -78,6 +84,7 @@ _ALIASES = {name.replace("_", ""): name for name in _FIELDS} | {
     "configuration": "config",
     "fullcheckdelay": "full_check_after_idle",
     "language": "lang",
+    "logpath": "log_file",
 }
 
 
@@ -192,6 +199,13 @@ def _log_level(value: Any) -> str:
     return level
 
 
+def _optional_path(value: Any) -> str | None:
+    """A path, or nothing: an empty setting (the editor's default) clears what an earlier message set."""
+    if isinstance(value, str) and not value.strip():
+        return None
+    return _string(value)
+
+
 def _target(value: Any) -> str | None:
     """A target name, or nothing: an empty setting (the editor's default) leaves the project's configuration in
     charge, as leaving `--target` out does on the command line."""
@@ -229,7 +243,7 @@ _CHECKS: dict[str, Any] = {
     "extend_exclude": _strings,
     "extra_rules": _strings,
     "max_file_size": _size,
-    "config": _string,
+    "config": _optional_path,
     "show_portable": _boolean,
     "debounce": _milliseconds,
     "incremental": _boolean,
@@ -237,4 +251,8 @@ _CHECKS: dict[str, Any] = {
     "log_level": _log_level,
     "run": _run,
     "lang": _lang,
+    "fix_all": _boolean,
+    "fix_actions": _boolean,
+    "ignore_comment_actions": _boolean,
+    "log_file": _optional_path,
 }

@@ -207,7 +207,12 @@ class EditorSettings:
         self._apply_language()  # findings carry their messages: the re-check below writes them anew
         configuration.invalidate()
         configuration.forget_reports()
-        logs.set_level(self.log_handler, configuration.options_for(None).log_level)
+        options = configuration.options_for(None)
+        problem = logs.apply_settings(
+            self.log_handler, options.log_level, options.log_file, configuration.folder_of(None)
+        )
+        if problem is not None:
+            configuration.report(f"cudaport: {problem}")
         for document in self.store.documents:
             self.store.resolve(document)  # reports a broken configuration now, not at the next keystroke
         self.diagnostics.relint_all()

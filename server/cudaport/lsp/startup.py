@@ -29,7 +29,9 @@ def start(store: Store, log_handler: logs.ClientLogHandler, request: InitializeR
     note = language.apply(options.merged(configuration.workspace).lang, request.locale, starting=True)
     # Once more in the language just chosen: the problems are shown to the user.
     options, problems = parse_options(request.initialization_options, "initializationOptions")
-    logs.set_level(log_handler, options.log_level)
+    log_problem = logs.apply_settings(log_handler, options.log_level, options.log_file, configuration.folder_of(None))
+    if log_problem is not None:
+        problems.append(log_problem)
     for problem in problems:
         configuration.report(f"cudaport: {problem}")
     log.info(

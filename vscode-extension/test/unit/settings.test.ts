@@ -16,8 +16,38 @@ test("defaults send an empty target, lint on type, nothing selected or ignored",
   const { options, problems } = toServerOptions(view({}));
   // an empty target and no empty lists: the project's configuration keeps its values (its target too)
   // lang "": the server follows the client's locale
-  assert.deepEqual(options, { target: "", run: "onType", showPortable: true, logLevel: "info", lang: "" });
+  // config and logFile "": no file named (sent, so that clearing the setting clears the server's value)
+  assert.deepEqual(options, {
+    target: "", run: "onType", showPortable: true, logLevel: "info", lang: "", config: "", logFile: "", fixAll: true, fixActions: true, ignoreCommentActions: true,
+  });
   assert.deepEqual(problems, []);
+});
+
+test("configuration, extendSelect, logFile and the code-action toggles", () => {
+  const { options, problems } = toServerOptions(
+    view({
+      configuration: "${workspaceFolder}/ci/cudaport.toml",
+      extendSelect: ["cp3", "CP9001"],
+      logFile: "~/cudaport.log",
+      fixAll: false,
+      "codeAction.fix.enable": false,
+      "codeAction.ignoreComment.enable": false,
+    }),
+    "",
+    { workspaceFolder: "/work/project", home: "/home/me" },
+  );
+  assert.equal(options.config, "/work/project/ci/cudaport.toml");
+  assert.deepEqual(options.extendSelect, ["CP3", "CP9001"]);
+  assert.equal(options.logFile, "/home/me/cudaport.log");
+  assert.deepEqual([options.fixAll, options.fixActions, options.ignoreCommentActions], [false, false, false]);
+  assert.deepEqual(problems, []);
+  const bad = toServerOptions(view({ fixAll: "no", configuration: 3, extendSelect: ["X1"] }));
+  assert.equal(bad.options.fixAll, true);
+  assert.equal(bad.options.config, "");
+  assert.equal(bad.options.extendSelect, undefined);
+  assert.match(bad.problems.join("\n"), /cudaport\.fixAll: expected true or false, not "no"/);
+  assert.match(bad.problems.join("\n"), /cudaport\.configuration: expected a path, not 3/);
+  assert.match(bad.problems.join("\n"), /cudaport\.extendSelect: "X1" is not a rule code/);
 });
 
 test("settings map to server options, normalising codes and severities", () => {
@@ -43,6 +73,7 @@ test("settings map to server options, normalising codes and severities", () => {
     showPortable: false,
     logLevel: "debug",
     lang: "",
+    config: "", logFile: "", fixAll: true, fixActions: true, ignoreCommentActions: true,
   });
   assert.deepEqual(problems, []);
 });
@@ -122,7 +153,7 @@ test("the bundled server runs python -m cudaport with the version's native folde
 // The extension's manifest, as VS Code reads it (the tests run from out/test/unit).
 const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "..", "package.json"), "utf8"));
 
-test("every setting is listed in order, the target first and showPortable next", () => {
+test("every setting is listed in order: enable, the target and showPortable first", () => {
   const properties: Record<string, { order?: number; type?: string; default?: unknown }> =
     manifest.contributes.configuration.properties;
   const ordered = Object.entries(properties)
@@ -131,22 +162,32 @@ test("every setting is listed in order, the target first and showPortable next",
   assert.ok(ordered.every(([, order]) => typeof order === "number"), "a setting without an order");
   assert.equal(new Set(ordered.map(([, order]) => order)).size, ordered.length, "two settings share an order");
   assert.deepEqual(
-    ordered.slice(0, 2).map(([key]) => key),
-    ["cudaport.target", "cudaport.showPortable"],
+    ordered.slice(0, 3).map(([key]) => key),
+    ["cudaport.enable", "cudaport.target", "cudaport.showPortable"],
   );
+  for (const key of ["cudaport.enable", "cudaport.fixAll", "cudaport.codeAction.fix.enable", "cudaport.codeAction.ignoreComment.enable"]) {
+    assert.equal(properties[key].type, "boolean", key);
+    assert.equal(properties[key].default, true, key);
+  }
   assert.equal(properties["cudaport.showPortable"].type, "boolean");
   assert.equal(properties["cudaport.showPortable"].default, true);
 });
 
 test("every setting the server reads is one VS Code offers", () => {
   const properties = Object.keys(manifest.contributes.configuration.properties);
-  // Every key toServerOptions sends, once each setting has a value (exclude is sent as extendExclude).
+  // Every key toServerOptions sends, once each setting has a value (under the server's name where it differs).
   const { options } = toServerOptions(
-    view({ select: ["CP1"], ignore: ["CP2"], severity: { CP1: "hint" }, exclude: ["x/**"] }),
+    view({ select: ["CP1"], extendSelect: ["CP3"], ignore: ["CP2"], severity: { CP1: "hint" }, exclude: ["x/**"] }),
   );
+  const settingOf: Record<string, string> = {
+    extendExclude: "exclude",
+    config: "configuration",
+    fixActions: "codeAction.fix.enable",
+    ignoreCommentActions: "codeAction.ignoreComment.enable",
+  };
   const offered = new Set(properties.map((key) => key.replace(/^cudaport\./, "")));
   for (const key of Object.keys(options)) {
-    assert.ok(offered.has(key === "extendExclude" ? "exclude" : key), `the server option ${key} has no setting`);
+    assert.ok(offered.has(settingOf[key] ?? key), `the server option ${key} has no setting`);
   }
 });
 
@@ -168,4 +209,29 @@ test("the tooltip tells the workspace's findings from the open files'", () => {
   assert.match(tooltip, /^Workspace \(2 files with findings\): blocker 1, manual 1, mechanical 3, portable 0$/m);
   assert.match(tooltip, /^Open files \(1 file with findings\): blocker 1, manual 0, mechanical 2, portable 0$/m);
   assert.doesNotMatch(tooltip, /findings in open files/);
+});
+
+test("untrusted workspaces: limited, without the workspace's server, interpreter, configuration and log paths", () => {
+  const untrusted = manifest.capabilities.untrustedWorkspaces;
+  assert.equal(untrusted.supported, "limited");
+  const restricted: string[] = untrusted.restrictedConfigurations;
+  assert.deepEqual(
+    [...restricted].sort(),
+    ["cudaport.configuration", "cudaport.interpreter", "cudaport.logFile", "cudaport.path"],
+  );
+  const properties = manifest.contributes.configuration.properties;
+  for (const key of restricted) assert.ok(key in properties, `${key} is no setting`);
+});
+
+test("the description names the six targets, in English and in Chinese", () => {
+  const nls = (name: string) => JSON.parse(readFileSync(join(__dirname, "..", "..", "..", name), "utf8"));
+  assert.equal(manifest.description, "%description%");
+  const english: string = nls("package.nls.json").description;
+  for (const target of ["HIP", "ROCm", "Hygon DCU", "Ascend", "Cambricon", "MetaX", "Iluvatar CoreX", "Moore Threads"]) {
+    assert.ok(english.includes(target), `${target} in ${english}`);
+  }
+  const chinese: string = nls("package.nls.zh-cn.json").description;
+  for (const target of ["HIP", "海光", "昇腾", "寒武纪", "沐曦", "天数智芯", "摩尔线程"]) {
+    assert.ok(chinese.includes(target), `${target} in ${chinese}`);
+  }
 });
