@@ -3,11 +3,12 @@ active language (`i18n`): each sentence is one template whose fields a translati
 
 from __future__ import annotations
 
-from ..i18n import N_, t, tn
+from ..i18n import N_, t
 from ..model.findings import Difficulty
 from .model import Availability, Report, TargetSummary, WorkGroup, language_name
 from .tally import Tally, percent
 from .verdict import days_range, days_text
+from .words import number, tn
 
 STATUS_WORDS = {
     "drop-in": N_("drop-in"),
@@ -51,7 +52,7 @@ def counterpart_names(availability: Availability, limit: int = 3) -> str:
     names = [name for name, _ in availability.replacements.most_common(limit)]
     more = len(availability.replacements) - len(names)
     listed = ", ".join(f"`{name}`" for name in names)
-    return t("{names} (+{count} more)", names=listed, count=more) if more > 0 else listed
+    return t("{names} (+{count} more)", names=listed, count=number(more)) if more > 0 else listed
 
 
 def availability_words(availability: Availability) -> str:
@@ -61,8 +62,8 @@ def availability_words(availability: Availability) -> str:
     if status == "partial":
         words = t(
             "partly: {count} of {total} uses have one",
-            count=availability.with_counterpart,
-            total=availability.uses.total,
+            count=number(availability.with_counterpart),
+            total=number(availability.uses.total),
         )
     names = counterpart_names(availability)
     if names and status != "none":
@@ -73,12 +74,12 @@ def availability_words(availability: Availability) -> str:
 
 
 def share_text(part: int, whole: int) -> str:
-    return f"{part} ({percent(part, whole)})"
+    return f"{number(part)} ({percent(part, whole)})"
 
 
 def tally_text(tally: Tally) -> str:
     """'2 / 5 / 10 / 3' in the order blocker / manual / mechanical / portable."""
-    return " / ".join(str(tally[d]) for d in reversed(tuple(Difficulty)))
+    return " / ".join(number(tally[d]) for d in reversed(tuple(Difficulty)))
 
 
 TALLY_ORDER = N_("blocker / manual / mechanical / portable")
@@ -149,4 +150,4 @@ FILE_ROWS = (
 
 
 def languages_text(report: Report) -> str:
-    return ", ".join(f"{language_name(k)} {v}" for k, v in sorted(report.languages.items())) or t("none")
+    return ", ".join(f"{language_name(k)} {number(v)}" for k, v in sorted(report.languages.items())) or t("none")

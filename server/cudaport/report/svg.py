@@ -16,6 +16,7 @@ from ..i18n import N_, t
 from ..model.findings import Difficulty
 from ..model.words import difficulty_word
 from .tally import DIFFICULTIES, Tally
+from .words import number
 
 COLORS = {
     Difficulty.PORTABLE: "#9aa5b1",
@@ -136,7 +137,7 @@ def stacked_bars(chart_id: str, title: str, groups: Sequence[Group], share: bool
 def _value(bar: Bar) -> str:
     """'173 findings', in the active language."""
     template = UNITS.get(bar.unit)
-    return t(template, count=bar.tally.total) if template else f"{bar.tally.total} {bar.unit}"
+    return t(template, count=number(bar.tally.total)) if template else f"{number(bar.tally.total)} {bar.unit}"
 
 
 def _bar(chart_id: str, group: Group, bar: Bar, x: float, y: int, area: float, largest: int, share: bool) -> str:
@@ -157,7 +158,7 @@ def _bar(chart_id: str, group: Group, bar: Bar, x: float, y: int, area: float, l
             "{group} · {bar}: {count} {difficulty} of {value}",
             group=group.name,
             bar=bar.label,
-            count=count,
+            count=number(count),
             difficulty=difficulty_word(difficulty),
             value=_value(bar),
         )

@@ -7,9 +7,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from ..i18n import N_, t
+from ..i18n import N_, plural, t
 
 UNITS = {"name": N_("name"), "file": N_("file"), "use": N_("use")}
+
+
+def number(value: int) -> str:
+    """A count as the report shows it to people: '1,234' in every language (the JSON keeps plain numbers)."""
+    return f"{value:,}"
+
+
+def tn(one: str, other: str, count: int, /, **fields: object) -> str:
+    """`i18n.tn` with its count written as `number` writes it: '1,234 files'."""
+    return plural(one, other, count).format(count=number(count), **fields)
 
 
 def unit_name(per: str) -> str:

@@ -29,8 +29,13 @@
     return node;
   }
 
+  // A count as the report writes it to people: "1,234" in every language.
+  function countText(value) {
+    return Number(value).toLocaleString("en-US");
+  }
+
   function num(value, shown) {
-    return el("td", { class: "num", "data-value": value }, [shown === undefined ? String(value) : shown]);
+    return el("td", { class: "num", "data-value": value }, [shown === undefined ? countText(value) : shown]);
   }
 
   function tallyValue(t) {
@@ -41,7 +46,7 @@
     var parts = [];
     [["blocker", t[0]], ["manual", t[1]], ["mechanical", t[2]]].forEach(function (pair, i) {
       if (i) parts.push(" ");
-      parts.push(pair[1] ? el("span", { class: "d-" + pair[0] }, [pair[1]]) : el("span", { class: "zero" }, ["·"]));
+      parts.push(pair[1] ? el("span", { class: "d-" + pair[0] }, [countText(pair[1])]) : el("span", { class: "zero" }, ["·"]));
     });
     return el(
       "td",
@@ -50,7 +55,7 @@
         "data-target": target,
         "data-value": tallyValue(t),
         "data-counts": t.join(" "),
-        title: say("tally", { label: label, blocker: t[0], manual: t[1], mechanical: t[2], portable: t[3] }),
+        title: say("tally", { label: label, blocker: countText(t[0]), manual: countText(t[1]), mechanical: countText(t[2]), portable: countText(t[3]) }),
       },
       note ? parts.concat([el("small", { class: "effort" }, [note])]) : parts
     );
@@ -61,7 +66,7 @@
     if (worst < 0) return el("td", { "data-target": target, "data-value": -1, class: "muted" }, ["—"]);
     var children = [el("span", { class: "d-" + CLASSES[worst] }, [LEVELS[worst]])];
     if (a[1] && worst < 3) children.push(" ", el("code", { class: "counterpart" }, [a[1]]));
-    var tip = say("tally", { label: label, blocker: a[2], manual: a[3], mechanical: a[4], portable: a[5] });
+    var tip = say("tally", { label: label, blocker: countText(a[2]), manual: countText(a[3]), mechanical: countText(a[4]), portable: countText(a[5]) });
     if (a[1]) tip = say("counterpart", { tip: tip, name: a[1] });
     return el("td", { "data-target": target, "data-value": worst, title: tip }, children);
   }

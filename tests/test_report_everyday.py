@@ -1,0 +1,144 @@
+"""`cudaport report` as a new user runs it on a tree of their own: `cudaport report .` in the project's folder, in
+English and in Chinese, read beside ruff's and hipify-perl's output. The tree is written here (an image tool of our
+own, big enough that its counts pass a thousand): its name, its sizes, its counts, its family names, its grouped
+APIs, the shares behind a "partial", the lines behind a group and the labels of its charts must read right in the
+HTML, the Markdown and the JSON alike."""
+
+from __future__ import annotations
+
+import html as html_module
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+TARGETS = "hip,npu"
+EPOCH = "1700000000"
+GENERATED = "2023-11-14T22:13:20Z"  # SOURCE_DATE_EPOCH above, as the report writes it
+CJK = re.compile(r"[\u4e00-\u9fff]")
+FORMATS = ("html", "md", "json")
+LANGUAGES = ("en", "zh-CN")
+
+
+# ---- the tree ---------------------------------------------------------------------------------------------------
+def write_tree(root: Path) -> None:
+    """lumen: a small image tool of our own. One file uploads its frames with a thousand and more copies, one
+    smooths them with NPP (types, constants and calls), one refines a solve with cuSOLVER calls HIP has no
+    counterpart for (and three it has), beside a CMake build, a requirements file and a launch script."""
+    src = root / "src"
+    src.mkdir(parents=True)
+    copies = "\n".join(f"  cudaMemcpy(frames[{i}], staging, bytes, cudaMemcpyHostToDevice);" for i in range(1100))
+    (src / "frames.cu").write_text(
+        "#include <cuda_runtime.h>\n\n"
+        "__global__ void brighten(float* px, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) px[i] *= 1.5f;\n"
+        "}\n\n"
+        "void upload_all(float** frames, const float* staging, size_t bytes) {\n"
+        f"{copies}\n"
+        "  brighten<<<64, 256>>>(frames[0], 1024);\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    (src / "filters.cpp").write_text(
+        "#include <npp.h>\n\n"
+        "int smooth(const Npp8u* in, Npp8u* out, int pitch, NppiSize box) {\n"
+        "  Npp32f gain = 1.0f;\n"
+        "  Npp8u* scratch = nppiMalloc_8u_C1(box.width, box.height, &pitch);\n"
+        "  NppStatus status = nppiFilterBox_8u_C1R(in, pitch, out, pitch, box, box, NppiPoint{0, 0});\n"
+        "  nppiFree(scratch);\n"
+        "  return status == NPP_SUCCESS ? 0 : 1;\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    solves = "\n".join(
+        f"  cusolverDnCEgesv(h, n, 1, a{i}, n, piv, b, n, x, n, work, bytes, &iters, info);" for i in range(80)
+    )
+    (src / "solve.cu").write_text(
+        f"#include <cusolverDn.h>\n\nvoid refine(int n) {{\n  cusolverDnHandle_t h;\n  cusolverDnCreate(&h);\n{solves}\n}}\n",
+        encoding="utf-8",
+    )
+    (root / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.24)\nproject(lumen LANGUAGES CXX CUDA)\n"
+        "find_package(CUDAToolkit REQUIRED)\nadd_executable(lumen src/frames.cu src/filters.cpp src/solve.cu)\n"
+        "target_link_libraries(lumen CUDA::cudart CUDA::cusolver)\n",
+        encoding="utf-8",
+    )
+    (root / "requirements.txt").write_text("numpy\ncupy-cuda12x\n", encoding="utf-8")
+    (root / "run.sh").write_text("#!/bin/sh\nexport CUDA_VISIBLE_DEVICES=0\n./lumen\n", encoding="utf-8")
+
+
+def cudaport(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "SOURCE_DATE_EPOCH": EPOCH}
+    result = subprocess.run(
+        [sys.executable, "-m", "cudaport", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("everyday") / "lumen"
+    write_tree(root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def reports(tree: Path) -> dict[tuple[str, str], str]:
+    """`cudaport report . --target hip,npu -o report.<fmt> [--lang zh-CN]`, run in the tree's folder."""
+    out: dict[tuple[str, str], str] = {}
+    for language in LANGUAGES:
+        for fmt in FORMATS:
+            path = tree.parent / f"report-{language}.{fmt}"
+            cudaport("report", ".", "--target", TARGETS, "--lang", language, "-o", str(path), cwd=tree)
+            out[language, fmt] = path.read_text(encoding="utf-8")
+    return out
+
+
+def visible(page: str) -> str:
+    """What a reader of the page sees: its text and its tooltips, without the script, the style and the data."""
+    page = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S)
+    tips = " ".join(html_module.unescape(t) for t in re.findall(r'title="([^"]*)"', page))
+    text = html_module.unescape(re.sub(r"<[^>]+>", " ", page))
+    return f"{text} {tips}"
+
+
+def without_code(text: str, fmt: str) -> str:
+    """Prose only: code spans (names, paths, commands) and the generation time left out."""
+    text = text.replace(GENERATED, " ")
+    if fmt == "md":
+        return re.sub(r"`[^`]*`", " ", text)
+    return text
+
+
+UNGROUPED = re.compile(r"(?<![\w.,/:-])\d{4,}(?![\w.,/:%-])")
+
+
+# ---- 3: one way of writing a count ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_count_shown_is_grouped_by_thousands_and_json_numbers_are_numbers(
+    reports: dict[tuple[str, str], str], language: str
+) -> None:
+    page = re.sub(r"<code\b[^>]*>.*?</code>", " ", reports[language, "html"], flags=re.S)
+    shown = {"html": visible(page), "md": without_code(reports[language, "md"], "md")}
+    for fmt, text in shown.items():
+        assert UNGROUPED.findall(without_code(text, fmt)) == [], fmt
+        assert "1,100" in text  # the thousand and more copies, as people write them
+    doc = json.loads(reports[language, "json"])
+    assert isinstance(doc["scanned"]["lines"], int) and doc["scanned"]["lines"] > 1000
+    total = doc["verdicts"]["hip"]["findings"]["total"]
+    assert isinstance(total, int) and total > 1000
+    assert f"{total:,}" in reports[language, "md"] and f"{total:,}" in reports[language, "html"]
+    assert any(f"{doc['verdicts']['hip']['fixable']:,}" in reason for reason in doc["verdicts"]["hip"]["reasons"])
