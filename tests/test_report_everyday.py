@@ -13,7 +13,6 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -60,7 +59,8 @@ def write_tree(root: Path) -> None:
         f"  cusolverDnCEgesv(h, n, 1, a{i}, n, piv, b, n, x, n, work, bytes, &iters, info);" for i in range(80)
     )
     (src / "solve.cu").write_text(
-        f"#include <cusolverDn.h>\n\nvoid refine(int n) {{\n  cusolverDnHandle_t h;\n  cusolverDnCreate(&h);\n{solves}\n}}\n",
+        "#include <cusolverDn.h>\n\nvoid refine(int n) {\n  cusolverDnHandle_t h;\n  cusolverDnCreate(&h);\n"
+        f"{solves}\n}}\n",
         encoding="utf-8",
     )
     (root / "CMakeLists.txt").write_text(
@@ -142,3 +142,25 @@ def test_every_count_shown_is_grouped_by_thousands_and_json_numbers_are_numbers(
     assert isinstance(total, int) and total > 1000
     assert f"{total:,}" in reports[language, "md"] and f"{total:,}" in reports[language, "html"]
     assert any(f"{doc['verdicts']['hip']['fixable']:,}" in reason for reason in doc["verdicts"]["hip"]["reasons"])
+
+
+# ---- 1: the project's name -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_report_dot_is_named_after_its_folder(reports: dict[tuple[str, str], str], language: str) -> None:
+    page, markdown = reports[language, "html"], reports[language, "md"]
+    heading = "CUDA 迁移评估报告" if language == "zh-CN" else "CUDA migration assessment"
+    colon = "：" if language == "zh-CN" else ": "
+    assert f"<title>{heading} — lumen</title>" in page
+    assert f"<h1>{heading}{colon}lumen</h1>" in page
+    assert markdown.startswith(f"# {heading}{colon}`lumen`\n")
+    doc = json.loads(reports[language, "json"])
+    assert doc["name"] == "lumen" and doc["paths"] == ["."]  # the paths as given, the name as a person says it
+
+
+def test_several_paths_are_named_by_their_names_joined(tree: Path) -> None:
+    doc = json.loads(
+        cudaport("report", "src", "./CMakeLists.txt", "--target", "hip", "--format", "json", cwd=tree).stdout
+    )
+    assert doc["name"] == "src, CMakeLists.txt"
+    markdown = cudaport("report", "..", "--target", "hip", cwd=tree / "src").stdout
+    assert markdown.startswith("# CUDA migration assessment: `lumen`\n")

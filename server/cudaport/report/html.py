@@ -124,7 +124,7 @@ def render_html(report: Report) -> str:
         f"default-src 'none'; style-src {_hash(css)}; script-src {_hash(script)}; img-src data:; "
         "base-uri 'none'; form-action 'none'"
     )
-    title = t("CUDA migration assessment — {paths}", paths=", ".join(report.paths))
+    title = t("CUDA migration assessment — {project}", project=report.name)
     body = "".join(
         [
             _header(report),
@@ -264,7 +264,7 @@ def _header(report: Report) -> str:
     )
     return (
         "<header>"
-        f"<h1>{escape(t('CUDA migration assessment'))}</h1>"
+        f"<h1>{escape(t('CUDA migration assessment: {project}', project=report.name))}</h1>"
         f'<p class="meta">{meta}</p>'
         f"<p>{scanned}</p>"
         f"<nav><ul>{nav}</ul></nav>"

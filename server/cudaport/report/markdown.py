@@ -126,7 +126,7 @@ def _header(report: Report) -> list[str]:
             "Scanned {files} files, {lines} lines ({languages}); {skipped} skipped, {errors} with errors.", **scanned
         )
     return [
-        t("# CUDA migration assessment: {paths}", paths=", ".join(code(p) for p in report.paths)),
+        t("# CUDA migration assessment: {project}", project=code(report.name)),
         "",
         t(
             "Generated {when} by cudaport {version} for {targets}.",

@@ -11,7 +11,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import PurePath
+from pathlib import Path, PurePath
 
 from .. import __version__
 from ..i18n import t
@@ -193,6 +193,7 @@ class Report:
     tool_version: str
     generated: str
     paths: list[str]
+    name: str  # what the report calls the project: the folders' own names ("cuda-samples" for `report .`)
     targets: list[TargetInfo]
     settings: Settings
     files_scanned: int
@@ -258,10 +259,12 @@ class ReportBuilder:
         paths: Sequence[str],
         generated: str | None = None,
         dual_stack: DualStackCovers | None = covered_by_dual_stack_fix,
+        name: str | None = None,
     ) -> None:
         self.ruleset = ruleset
         self.settings = settings
         self.paths = list(paths)
+        self.name = name or project_name(self.paths)
         self.generated = generated
         self.targets = [_target_info(ruleset, name) for name in dict.fromkeys(targets)]
         self.names = [t.name for t in self.targets]
@@ -407,6 +410,7 @@ class ReportBuilder:
             tool_version=__version__,
             generated=self.generated or _now(),
             paths=self.paths,
+            name=self.name,
             targets=self.targets,
             settings=self.settings,
             files_scanned=len(self.files),
@@ -598,6 +602,16 @@ def _work_groups(apis: list[ApiUse], ruleset: RuleSet, construct_files: Counter[
     busy = [g for g in out if any(a.uses.at_least(Difficulty.MECHANICAL) for a in g.targets.values())]
     busy.sort(key=lambda g: (_descending(g.weight()), -g.uses, english.get(g.key, g.title), g.rule))
     return busy
+
+
+def project_name(paths: Sequence[str]) -> str:
+    """The project as a person names it: each path's own name once it is resolved (`.` is the folder it stands
+    for), the names of several paths joined; a path with no name of its own (the root) as it was given."""
+    names = []
+    for given in paths:
+        resolved = Path(given).resolve()
+        names.append(resolved.name or given)
+    return ", ".join(dict.fromkeys(names)) or "."
 
 
 def _target_info(ruleset: RuleSet, name: str) -> TargetInfo:

@@ -55,6 +55,7 @@ def _head(report: Report) -> list[tuple[str, Any]]:
         ("language", i18n.language()),
         ("generated", report.generated),
         ("paths", report.paths),
+        ("name", report.name),
         (
             "targets",
             [
