@@ -115,6 +115,11 @@ def visible(page: str) -> str:
     return f"{text} {tips}"
 
 
+def flat(text: str) -> str:
+    """Text without its blanks: what a page says, wherever its tags broke the lines."""
+    return re.sub(r"\s+", "", text)
+
+
 def without_code(text: str, fmt: str) -> str:
     """Prose only: code spans (names, paths, commands) and the generation time left out."""
     text = text.replace(GENERATED, " ")
@@ -164,3 +169,24 @@ def test_several_paths_are_named_by_their_names_joined(tree: Path) -> None:
     assert doc["name"] == "src, CMakeLists.txt"
     markdown = cudaport("report", "..", "--target", "hip", cwd=tree / "src").stdout
     assert markdown.startswith("# CUDA migration assessment: `lumen`\n")
+
+
+# ---- 2: lines and files, each called what it is ----------------------------------------------------------------------
+SCANNED = {
+    "en": "Scanned {lines} lines in {files} files (C/C++/CUDA 3 files, CMake 1, pip requirements 1, shell script 1);",
+    "zh-CN": "共扫描 {files} 个文件，{lines} 行（C/C++/CUDA 3 个文件，CMake 1 个，pip 依赖清单 1 个，"
+    "Shell 脚本 1 个）；",
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_scan_says_lines_for_lines_and_files_for_files(reports: dict[tuple[str, str], str], language: str) -> None:
+    doc = json.loads(reports[language, "json"])
+    scanned = doc["scanned"]
+    assert scanned["languages"] == {"c": 3, "cmake": 1, "requirements": 1, "shell": 1}  # files of each kind
+    assert sum(scanned["languages"].values()) == scanned["files"] == 6
+    sentence = SCANNED[language].format(lines=f"{scanned['lines']:,}", files=scanned["files"])
+    assert sentence in reports[language, "md"]
+    assert flat(sentence) in flat(visible(reports[language, "html"]))
+    for text in (reports[language, "md"], visible(reports[language, "html"])):  # never the analyzers' ids
+        assert not re.search(r"\bcmake 1|\bshell 1|(?<!pip )requirements 1", text)

@@ -38,6 +38,7 @@ from .phrases import (
     languages_text,
     per_1000_lines,
     route_words,
+    scanned_text,
     share_text,
     status_name,
 )
@@ -250,13 +251,9 @@ def _header(report: Report) -> str:
         version=escape(report.tool_version),
     )
     scanned = _h(
-        N_(
-            "Targets: {targets}. Scanned {files} files, {lines} lines ({languages}); {skipped} skipped, "
-            "{errors} with errors{excluded}."
-        ),
+        N_("Targets: {targets}. Scanned {scanned} ({languages}); {skipped} skipped, {errors} with errors{excluded}."),
         targets=targets,
-        files=f"<strong>{number(report.files_scanned)}</strong>",
-        lines=number(report.lines_scanned),
+        scanned=f"<strong>{escape(scanned_text(report))}</strong>",
         languages=escape(languages_text(report)),
         skipped=number(len(report.skipped)),
         errors=number(len(report.errors)),

@@ -31,6 +31,7 @@ from .phrases import (
     languages_text,
     per_1000_lines,
     route_words,
+    scanned_text,
     share_text,
     status_name,
     tally_text,
@@ -108,23 +109,20 @@ def _header(report: Report) -> list[str]:
         f"**{text(n.label)}** ({text(n.described)})" if n.described else f"**{text(n.label)}**" for n in report.targets
     )
     scanned = {
-        "files": number(report.files_scanned),
-        "lines": number(report.lines_scanned),
+        "scanned": scanned_text(report),
         "languages": text(languages_text(report)),
         "skipped": number(len(report.skipped)),
         "errors": number(len(report.errors)),
     }
     if report.excluded:
         counts = t(
-            "Scanned {files} files, {lines} lines ({languages}); {skipped} skipped, {errors} with errors; {count} "
-            "directories with sources excluded (see Scan details).",
+            "Scanned {scanned} ({languages}); {skipped} skipped, {errors} with errors; {count} directories with "
+            "sources excluded (see Scan details).",
             count=number(len(report.excluded)),
             **scanned,
         )
     else:
-        counts = t(
-            "Scanned {files} files, {lines} lines ({languages}); {skipped} skipped, {errors} with errors.", **scanned
-        )
+        counts = t("Scanned {scanned} ({languages}); {skipped} skipped, {errors} with errors.", **scanned)
     return [
         t("# CUDA migration assessment: {project}", project=code(report.name)),
         "",

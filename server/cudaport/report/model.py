@@ -37,17 +37,12 @@ from .routes import (
 from .rows import FileRow
 from .store import FindingStore
 from .tally import Tally, combined_weight
-from .verdict import LANGUAGE_WORDS, Scale, judge, rank, ranking_key
+from .verdict import Scale, judge, rank, ranking_key
 from .words import clauses
 
-LANGUAGE_NAMES = LANGUAGE_WORDS
 # Findings of these kinds are constructs matched by their shape (a literal 32, an `asm` block) or the user's own
 # kernels and launches, not API names: they count under their family, never in the list of APIs.
 PATTERN_KINDS = frozenset({"warp", "inline_asm", "kernel", "launch"})
-
-
-def language_name(language: str) -> str:
-    return LANGUAGE_NAMES.get(language, language)
 
 
 @dataclass(frozen=True)

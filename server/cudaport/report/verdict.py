@@ -15,9 +15,7 @@ from ..knowledge.effort import EffortModel, Hours
 from ..model.findings import Difficulty
 from .effort import Estimate
 from .tally import Tally, percent
-from .words import both, number, tn
-
-LANGUAGE_WORDS = {"c": "C/C++/CUDA", "python": "Python"}
+from .words import both, language_name, number, tn
 
 
 class Scale(enum.IntEnum):
@@ -57,7 +55,7 @@ _WORDS = {
 
 def scale_meanings(model: EffortModel) -> dict[Scale, str]:
     minor, moderate = days_text(model.minor), days_text(model.moderate)
-    code = both(LANGUAGE_WORDS.get(language, language) for language in model.code_languages)
+    code = both(language_name(language) for language in model.code_languages)
     return {
         Scale.ZERO_CHANGE: t("runs unchanged: no finding needs any work (every one is portable, or there is none)"),
         Scale.MINOR_CHANGE: t(

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from ..i18n import N_, plural, t
+from ..knowledge.filekinds import file_kind
 
 UNITS = {"name": N_("name"), "file": N_("file"), "use": N_("use")}
 
@@ -20,6 +21,13 @@ def number(value: int) -> str:
 def tn(one: str, other: str, count: int, /, **fields: object) -> str:
     """`i18n.tn` with its count written as `number` writes it: '1,234 files'."""
     return plural(one, other, count).format(count=number(count), **fields)
+
+
+def language_name(language: str) -> str:
+    """What the report calls a kind of file ("C/C++/CUDA", "CMake", "shell script"; rules/files.toml's
+    `label`), in the active language; a kind with no label by its id."""
+    kind = file_kind(language)
+    return t(kind.label) if kind is not None and kind.label else language
 
 
 def unit_name(per: str) -> str:
