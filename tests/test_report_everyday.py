@@ -190,3 +190,30 @@ def test_the_scan_says_lines_for_lines_and_files_for_files(reports: dict[tuple[s
     assert flat(sentence) in flat(visible(reports[language, "html"]))
     for text in (reports[language, "md"], visible(reports[language, "html"])):  # never the analyzers' ids
         assert not re.search(r"\bcmake 1|\bshell 1|(?<!pip )requirements 1", text)
+
+
+# ---- 4: family names from the catalogue --------------------------------------------------------------------------
+def test_every_family_in_the_chinese_report_comes_from_the_catalogue(reports: dict[tuple[str, str], str]) -> None:
+    from cudaport import i18n
+    from cudaport.knowledge.ruleset import load_ruleset
+
+    rules = load_ruleset().rules
+    catalogue = i18n.read_catalogue(i18n.CHINESE)
+    doc = json.loads(reports["zh-CN", "json"])
+    listed = [*doc["dependencies"], *doc["apis"], *doc["work"]]
+    assert listed
+    for item in listed:
+        rule = rules[item["rule"]]
+        english = rule.family or rule.subject
+        assert item["family"] == catalogue.get(english, english), item["rule"]
+        assert english in catalogue or not re.search(r"[a-z]{3,} [a-z]{3,}", english), english  # words translated
+    families = {d["rule"]: d["family"] for d in doc["dependencies"]}
+    assert families["CP8001"] != families["CP8002"]  # two CMake rules, two names
+    # the routes' reasons name the families as the catalogue says them, never a rule's kebab-case id
+    why = doc["verdicts"]["npu"]["route"]["why"]
+    assert catalogue["kernel launch"] in why and catalogue["CUDA kernel"] in why
+    named = {(rule.family or rule.subject).lower() for rule in rules.values()}
+    ids = {rule.name.replace("-", " ") for rule in rules.values() if "-" in rule.name} - named
+    for verdict in doc["verdicts"].values():
+        for text in (*verdict["reasons"], verdict["route"]["why"]):
+            assert not [name for name in ids if name in text.lower()], text

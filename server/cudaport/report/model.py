@@ -458,7 +458,6 @@ class ReportBuilder:
             name,
             info.label,
             lambda code: _family(self.ruleset, code),
-            lambda code: _rule_name(self.ruleset, code),
         )
         return TargetSummary(
             target=info,
@@ -633,19 +632,16 @@ def _area(ruleset: RuleSet, code: str) -> str:
 
 
 def _family(ruleset: RuleSet, code: str) -> str:
+    """A rule's library or API family as the report names it (its `family`, else its subject), in the active
+    language: the rule data's words through the catalogue, never its kebab-case id."""
     rule = ruleset.rules.get(code)
-    return _shown(rule.subject or rule.name) if rule is not None else code
+    return _shown(rule.family or rule.subject or rule.name) if rule is not None else code
 
 
 def _shown(text: str) -> str:
     """Prose from the rule data (a summary, a platform, what to use instead) in the active language; the rule
     data keeps its English, and the catalogues translate what its owners declare."""
     return t(text) if text else text
-
-
-def _rule_name(ruleset: RuleSet, code: str) -> str:
-    rule = ruleset.rules.get(code)
-    return rule.name.replace("-", " ") if rule is not None else code
 
 
 def _now() -> str:
