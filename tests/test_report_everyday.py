@@ -217,3 +217,32 @@ def test_every_family_in_the_chinese_report_comes_from_the_catalogue(reports: di
     for verdict in doc["verdicts"].values():
         for text in (*verdict["reasons"], verdict["route"]["why"]):
             assert not [name for name in ids if name in text.lower()], text
+
+
+# ---- 5: a library's declarations under the library ------------------------------------------------------------------
+NPP_DECLARED = {"Npp8u", "Npp32f", "NppiSize", "NppiPoint", "NppStatus", "NPP_SUCCESS", "npp.h"}
+NPP_CALLED = {"nppiMalloc_8u_C1", "nppiFilterBox_8u_C1R", "nppiFree"}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_types_and_constants_are_one_row_under_their_library(
+    reports: dict[tuple[str, str], str], language: str
+) -> None:
+    doc = json.loads(reports[language, "json"])
+    npp = [w for w in doc["work"] if w["rule"] == "CP5005"]
+    [declared] = [w for w in npp if w["declarations"]]
+    assert set(declared["symbols"]) == NPP_DECLARED
+    uses = {a["symbol"]: a["uses"] for a in doc["apis"] if a["rule"] == "CP5005"}
+    assert declared["uses"] == sum(uses[name] for name in NPP_DECLARED)
+    assert declared["symbols"][0] == "Npp8u"  # most used first
+    assert {w["title"] for w in npp if not w["declarations"]} == NPP_CALLED  # the calls, each a row of its own
+    assert all(w["symbols"] == [w["title"]] for w in doc["work"] if not w["declarations"] and not w["construct"])
+    title = "NPP：类型、常量和头文件" if language == "zh-CN" else "NPP: types, constants and headers"
+    assert declared["title"] == title
+    # the row says how many names it stands for, and the first of them
+    names = "7 个名称：" if language == "zh-CN" else "7 names: "
+    markdown = reports[language, "md"]
+    assert f"{title} — " in markdown and f"{names}`Npp8u`, " in markdown
+    page = reports[language, "html"]
+    row = re.search(r'<tr data-work="\d+" data-names="7">.*?</tr>', page, flags=re.S)
+    assert row is not None and title in row.group() and f"{names}<code>Npp8u</code>" in row.group()

@@ -18,7 +18,7 @@ from html import escape
 from importlib import resources
 
 from .. import i18n
-from ..i18n import N_, t
+from ..i18n import N_, plural, t
 from ..knowledge.effort import WORK, Hours
 from ..model.findings import Difficulty
 from ..model.words import difficulty_word
@@ -36,6 +36,7 @@ from .phrases import (
     availability_words,
     cheapest_sentence,
     languages_text,
+    names_text,
     per_1000_lines,
     route_words,
     scanned_text,
@@ -115,6 +116,9 @@ def script_text() -> dict[str, object]:
         "route": t("route {id}"),
         "days": t("{days} d"),
         "labelled": t("{label}: {text}"),
+        "nameOne": plural("{count} name: {names}", "{count} names: {names}", 1),
+        "nameOther": plural("{count} name: {names}", "{count} names: {names}", 2),
+        "more": t("{names} (+{count} more)"),
     }
 
 
@@ -684,16 +688,19 @@ def _folder_table(report: Report) -> str:
 
 def _work_row(report: Report, index: int, group: WorkGroup) -> str:
     names = report.target_names
-    title = (
-        f"<code>{escape(group.title)}</code>"
-        if not group.pattern
-        else f'<span class="construct">{inline(group.title)}</span>'
-    )
+    if group.pattern or group.declarations:
+        title = f'<span class="construct">{inline(group.title)}</span>'
+    else:
+        title = f"<code>{escape(group.title)}</code>"
+    about = f"{escape(group.family)} · {escape(group.rule)}"
+    if group.declarations:
+        about += f" · {inline(names_text(group))}"
     cells = "".join(_availability_cell(group.targets[n], n, report.label(n)) for n in names)
+    grouped = f' data-names="{group.names}"' if group.declarations else ""
     return (
-        f'<tr data-work="{index}"><td class="name" data-value="{escape(group.title)}">'
+        f'<tr data-work="{index}"{grouped}><td class="name" data-value="{escape(group.title)}">'
         f'<button type="button" class="expand" data-expand="work:{index}" aria-expanded="false">{title}</button>'
-        f"<small>{escape(group.family)} · {escape(group.rule)}</small></td>"
+        f"<small>{about}</small></td>"
         f"{_num(group.uses)}{_num(group.files)}{cells}</tr>"
     )
 

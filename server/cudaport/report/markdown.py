@@ -29,6 +29,7 @@ from .phrases import (
     availability_words,
     cheapest_sentence,
     languages_text,
+    names_text,
     per_1000_lines,
     route_words,
     scanned_text,
@@ -377,6 +378,8 @@ def _work(report: Report) -> list[str]:
             for n in names
         )
         out.append(f"  {cells}")
+        if group.declarations:
+            out.append(f"  {text(names_text(group, 5))}")
         if examples.get(group.key):
             listed = ", ".join(f"{code(path)} ({number(count)})" for path, count in examples[group.key])
             if group.files > len(examples[group.key]):

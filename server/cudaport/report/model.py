@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 from .. import __version__
-from ..i18n import t
+from ..i18n import N_, english, t
 from ..knowledge.effort import EffortModel, Hours, load_model
 from ..knowledge.ruleset import OTHER_AREA, RuleSet
 from ..model.findings import Difficulty
@@ -38,11 +38,25 @@ from .rows import FileRow
 from .store import FindingStore
 from .tally import Tally, combined_weight
 from .verdict import Scale, judge, rank, ranking_key
-from .words import clauses
+from .words import clauses, listing
 
 # Findings of these kinds are constructs matched by their shape (a literal 32, an `asm` block) or the user's own
 # kernels and launches, not API names: they count under their family, never in the list of APIs.
 PATTERN_KINDS = frozenset({"warp", "inline_asm", "kernel", "launch"})
+# Names that a program declares with, not calls (types and their fields, enum values and macros, headers and
+# namespaces: the analyzers' kinds of finding), by what the work list calls them: each library's own are one row of
+# it, beside the calls that use them. The order is the one a row's title lists them in.
+DECLARATION_KINDS = {
+    "type": N_("types"),
+    "member": N_("types"),
+    "enum_value": N_("constants"),
+    "define": N_("constants"),
+    "guard": N_("constants"),
+    "header": N_("headers"),
+    "include": N_("headers"),
+    "namespace": N_("namespaces"),
+}
+_DECLARATION_ORDER = tuple(dict.fromkeys(DECLARATION_KINDS.values()))
 
 
 @dataclass(frozen=True)
@@ -155,12 +169,18 @@ class ApiUse:
     targets: dict[str, Availability]
     index: int = -1  # the group id its findings carry in the store
     pattern: bool = False
+    kind: str = ""  # what the analyzer found it as: function, type, enum_value, header, ...
+
+    @property
+    def declaration(self) -> bool:
+        return not self.pattern and self.kind in DECLARATION_KINDS
 
 
 @dataclass
 class WorkGroup:
-    """The report's unit of work: an API (`cudaMalloc` — 412 uses in 96 files) or a construct family (warp-size
-    arithmetic), with what it means on each target. `members` are the store's group ids it covers."""
+    """The report's unit of work: an API (`cudaMalloc` — 412 uses in 96 files), a library's declarations (NPP's
+    types and constants — 700 uses of 48 names), or a construct family (warp-size arithmetic), with what it means
+    on each target. `members` are the store's group ids it covers, `symbols` its names, most used first."""
 
     key: str
     title: str
@@ -171,6 +191,13 @@ class WorkGroup:
     targets: dict[str, Availability]
     members: tuple[int, ...]
     pattern: bool
+    declarations: bool = False
+    symbols: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> int:
+        """How many names the row stands for."""
+        return len(self.symbols)
 
     def weight(self) -> tuple[int, ...]:
         return combined_weight(a.uses for a in self.targets.values())
@@ -240,6 +267,15 @@ class _Group:
     tallies: dict[str, Tally]
     replacements: dict[str, Counter[str]]
     files: int = 0
+    kind: str = ""
+
+    @property
+    def bucket(self) -> str:
+        """The row of the work list it shares with others of its rule: "construct", "declarations", or "" for a
+        name that is a row of its own (one declared name alone keeps its own: see _work_groups)."""
+        if self.pattern:
+            return "construct"
+        return "declarations" if self.kind in DECLARATION_KINDS else ""
 
 
 class ReportBuilder:
@@ -280,7 +316,7 @@ class ReportBuilder:
         self._groups: list[_Group] = []
         self._rule_files: Counter[str] = Counter()
         self._area_files: Counter[str] = Counter()
-        self._construct_files: Counter[str] = Counter()  # files with a construct of each rule
+        self._bucket_files: Counter[tuple[str, str]] = Counter()  # files with a construct or declaration of a rule
         self._fixable = dict.fromkeys(self.names, 0)
 
     def skip(self, label: str, reason: str) -> None:
@@ -349,14 +385,15 @@ class ReportBuilder:
             self._groups[group].files += 1
         rules = {self._groups[g].rule for g in groups_here}
         self._rule_files.update(rules)
-        self._construct_files.update({self._groups[g].rule for g in groups_here if self._groups[g].pattern})
+        self._bucket_files.update({(self._groups[g].rule, self._groups[g].bucket) for g in groups_here})
         self._area_files.update({_area(self.ruleset, rule) for rule in rules})
         if group_of:
             row.stored = self.store.add_file(label, per_target, group_of, costs)
         self.files.append(row)
 
     def _group(self, diag: Diagnostic) -> int:
-        pattern = diag.finding.data.get("kind") in PATTERN_KINDS
+        kind = diag.finding.data.get("kind", "")
+        pattern = kind in PATTERN_KINDS
         key = (diag.finding.symbol, diag.rule)
         index = self._group_ids.get(key)
         if index is None:
@@ -369,6 +406,7 @@ class ReportBuilder:
                     pattern,
                     {t: Tally() for t in self.names},
                     {t: Counter() for t in self.names},
+                    kind=kind,
                 )
             )
         return index
@@ -422,7 +460,7 @@ class ReportBuilder:
             files=sorted(self.files, key=lambda r: (_descending(r.weight()), r.path)),
             dependencies=dependencies,
             apis=apis,
-            work=_work_groups(apis, self.ruleset, self._construct_files),
+            work=_work_groups(apis, self.ruleset, self._bucket_files),
             checks=checks,
             store=self.store,
             effort=self.model,
@@ -486,6 +524,7 @@ class ReportBuilder:
             targets={n: Availability(group.tallies[n], group.replacements[n], instead[n]) for n in self.names},
             index=index,
             pattern=group.pattern,
+            kind=group.kind,
         )
 
     def _dependencies(self, apis: list[ApiUse]) -> list[Dependency]:
@@ -547,31 +586,31 @@ class ReportBuilder:
         return out
 
 
-def _work_groups(apis: list[ApiUse], ruleset: RuleSet, construct_files: Counter[str]) -> list[WorkGroup]:
-    """API names each on their own; constructs found by their shape (and the project's kernels) one per rule."""
+def _work_groups(apis: list[ApiUse], ruleset: RuleSet, bucket_files: Counter[tuple[str, str]]) -> list[WorkGroup]:
+    """API names each on their own; constructs found by their shape (and the project's kernels) one row per rule;
+    a rule's declarations (types, constants, headers) one row per rule where there are several, so that the list
+    reads as the calls to port and, beside them, each library's declarations."""
     out: list[WorkGroup] = []
     english: dict[str, str] = {}  # a group's title in English: ties are ordered the same in every language
-    constructs: dict[str, list[ApiUse]] = defaultdict(list)
+    shared: dict[tuple[str, str], list[ApiUse]] = defaultdict(list)
     for api in apis:
         if api.pattern:
-            constructs[api.rule].append(api)
+            shared[api.rule, "construct"].append(api)
+        elif api.declaration:
+            shared[api.rule, "declarations"].append(api)
         else:
-            out.append(
-                WorkGroup(
-                    f"{api.rule}:{api.symbol}",
-                    api.symbol,
-                    api.rule,
-                    api.family,
-                    api.uses,
-                    api.files,
-                    api.targets,
-                    (api.index,),
-                    False,
-                )
-            )
-    for code, members in constructs.items():
+            out.append(_name_group(api))
+    for (code, bucket), members in shared.items():
+        if bucket == "declarations" and len(members) == 1:
+            out.append(_name_group(members[0]))  # one declared name is a row of its own, by its name
+            continue
+        members.sort(key=lambda a: (-a.uses, a.symbol))
         rule = ruleset.rules.get(code)
-        english[code] = rule.summary if rule else code
+        if bucket == "construct":
+            title = _shown(rule.summary) if rule else code
+            english[code] = rule.summary if rule else code
+        else:
+            title, english[f"{code}:{bucket}"] = _declarations_title(ruleset, code, members)
         names = list(members[0].targets)
         targets = {}
         for target in names:
@@ -582,20 +621,48 @@ def _work_groups(apis: list[ApiUse], ruleset: RuleSet, construct_files: Counter[
             targets[target] = Availability(tally, replacements, members[0].targets[target].instead)
         out.append(
             WorkGroup(
-                code,
-                _shown(rule.summary) if rule else code,
+                code if bucket == "construct" else f"{code}:{bucket}",
+                title,
                 code,
                 _family(ruleset, code),
                 max(a.uses.total for a in targets.values()),
-                construct_files[code],
+                bucket_files[code, bucket],
                 targets,
                 tuple(api.index for api in members),
-                True,
+                bucket == "construct",
+                declarations=bucket == "declarations",
+                symbols=tuple(api.symbol for api in members),
             )
         )
     busy = [g for g in out if any(a.uses.at_least(Difficulty.MECHANICAL) for a in g.targets.values())]
     busy.sort(key=lambda g: (_descending(g.weight()), -g.uses, english.get(g.key, g.title), g.rule))
     return busy
+
+
+def _name_group(api: ApiUse) -> WorkGroup:
+    return WorkGroup(
+        f"{api.rule}:{api.symbol}",
+        api.symbol,
+        api.rule,
+        api.family,
+        api.uses,
+        api.files,
+        api.targets,
+        (api.index,),
+        False,
+        symbols=(api.symbol,),
+    )
+
+
+def _declarations_title(ruleset: RuleSet, code: str, members: list[ApiUse]) -> tuple[str, str]:
+    """'NPP: types and constants', in the active language and in English: the rule's family and what its names
+    are, in DECLARATION_KINDS' order."""
+    present = {DECLARATION_KINDS[api.kind] for api in members}
+    what = [word for word in _DECLARATION_ORDER if word in present]
+    rule = ruleset.rules.get(code)
+    family = (rule.family or rule.subject or rule.name) if rule else code
+    shown = t("{family}: {what}", family=_family(ruleset, code), what=listing(t(word) for word in what))
+    return shown, english("{family}: {what}", family=family, what=", ".join(what))
 
 
 def project_name(paths: Sequence[str]) -> str:

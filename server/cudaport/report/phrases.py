@@ -126,14 +126,23 @@ def route_words(report: Report, summary: TargetSummary) -> str:
 
 
 def work_title(group: WorkGroup) -> str:
-    """'`cudaMalloc` — 412 uses in 96 files' (a construct by its summary)."""
-    name = f"`{group.title}`" if not group.pattern else group.title
+    """'`cudaMalloc` — 412 uses in 96 files' (a construct or a library's declarations by its words)."""
+    name = group.title if group.pattern or group.declarations else f"`{group.title}`"
     return t(
         "{name} — {uses} in {files}",
         name=name,
         uses=tn("{count} use", "{count} uses", group.uses),
         files=tn("{count} file", "{count} files", group.files),
     )
+
+
+def names_text(group: WorkGroup, shown: int = 3) -> str:
+    """What a grouped row stands for: '48 names: `Npp8u`, `Npp32s`, `Npp32f` (+45 more)'."""
+    listed = ", ".join(f"`{name}`" for name in group.symbols[:shown])
+    more = group.names - shown
+    if more > 0:
+        listed = t("{names} (+{count} more)", names=listed, count=number(more))
+    return tn("{count} name: {names}", "{count} names: {names}", group.names, names=listed)
 
 
 def per_1000_lines(summary: TargetSummary) -> str:

@@ -187,6 +187,8 @@ def _work(w: WorkGroup) -> dict[str, Any]:
         "rule": w.rule,
         "family": w.family,
         "construct": w.pattern,
+        "declarations": w.declarations,
+        "symbols": list(w.symbols),
         "uses": w.uses,
         "files": w.files,
         "targets": {t: _availability(av) for t, av in w.targets.items()},

@@ -40,6 +40,15 @@ def clauses(parts: Iterable[str]) -> str:
     return _fold(parts, lambda one, other: t("{one}; {other}", one=one, other=other))
 
 
+def listing(parts: Iterable[str]) -> str:
+    """'a, b and c'."""
+    items = list(parts)
+    if len(items) < 2:
+        return "".join(items)
+    head = _fold(items[:-1], lambda one, other: t("{first}, {next}", first=one, next=other))
+    return t("{items} and {last}", items=head, last=items[-1])
+
+
 def both(parts: Iterable[str]) -> str:
     """'a and b' (and 'a and b and c')."""
     return _fold(parts, lambda one, other: t("{one} and {other}", one=one, other=other))

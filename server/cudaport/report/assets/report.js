@@ -392,17 +392,29 @@
     );
   }
 
+  // What a row of a library's declarations stands for: "48 names: `Npp8u`, `Npp32s`, `Npp32f` (+45 more)".
+  function namesText(count, first) {
+    var listed = first.map(function (name) {
+      return "`" + name + "`";
+    }).join(", ");
+    if (count > first.length) listed = say("more", { names: listed, count: countText(count - first.length) });
+    return say(count === 1 ? "nameOne" : "nameOther", { count: countText(count), names: listed });
+  }
+
   function workRow(data, item, index) {
-    var title = item[1] ? el("span", { class: "construct" }, [item[0]]) : el("code", null, [item[0]]);
+    var grouped = item[7] > 0;
+    var title = item[1] || grouped ? el("span", { class: "construct" }, [item[0]]) : el("code", null, [item[0]]);
+    var about = [item[2] + " · " + item[3]];
+    if (grouped) about = about.concat([" · "], inlineText(namesText(item[7], item[8])));
     var cells = [
-      el("td", { class: "name", "data-value": item[0] }, [expandButton("work:" + index, null, [title]), el("small", null, [item[2] + " · " + item[3]])]),
+      el("td", { class: "name", "data-value": item[0] }, [expandButton("work:" + index, null, [title]), el("small", null, about)]),
       num(item[4]),
       num(item[5]),
     ];
     item[6].forEach(function (a, t) {
       cells.push(availabilityCell(a, data.labels[t], data.targets[t]));
     });
-    return el("tr", { "data-work": index }, cells);
+    return el("tr", grouped ? { "data-work": index, "data-names": item[7] } : { "data-work": index }, cells);
   }
 
   function fileRow(data, file) {
