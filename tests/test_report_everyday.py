@@ -28,19 +28,25 @@ LANGUAGES = ("en", "zh-CN")
 def write_tree(root: Path) -> None:
     """lumen: a small image tool of our own. One file uploads its frames with a thousand and more copies, one
     smooths them with NPP (types, constants and calls), one refines a solve with cuSOLVER calls HIP has no
-    counterpart for (and three it has), beside a CMake build, a requirements file and a launch script."""
+    counterpart for (and three it has) and plans FFTs partly with calls HIP has, beside a CMake build, a
+    requirements file and a launch script."""
     src = root / "src"
     src.mkdir(parents=True)
     copies = "\n".join(f"  cudaMemcpy(frames[{i}], staging, bytes, cudaMemcpyHostToDevice);" for i in range(1100))
     (src / "frames.cu").write_text(
         "#include <cuda_runtime.h>\n\n"
-        "__global__ void brighten(float* px, int n) {\n"
-        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        "  if (i < n) px[i] *= 1.5f;\n"
-        "}\n\n"
-        "void upload_all(float** frames, const float* staging, size_t bytes) {\n"
+        + "".join(
+            f"__global__ void {name}(float* px, int n) {{\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            f"  if (i < n) px[i] *= {gain}f;\n"
+            "}\n\n"
+            for name, gain in (("brighten", 1.5), ("darken", 0.5), ("fade", 0.9))
+        )
+        + "void upload_all(float** frames, const float* staging, size_t bytes) {\n"
         f"{copies}\n"
         "  brighten<<<64, 256>>>(frames[0], 1024);\n"
+        "  darken<<<64, 256>>>(frames[1], 1024);\n"
+        "  fade<<<64, 256>>>(frames[2], 1024);\n"
         "}\n",
         encoding="utf-8",
     )
@@ -60,7 +66,11 @@ def write_tree(root: Path) -> None:
     )
     (src / "solve.cu").write_text(
         "#include <cusolverDn.h>\n\nvoid refine(int n) {\n  cusolverDnHandle_t h;\n  cusolverDnCreate(&h);\n"
-        f"{solves}\n}}\n",
+        f"{solves}\n}}\n\n"
+        "void spectra(void** parts) {\n"
+        + "".join(f"  cufftPlan1d(&plans[{i}], 256, CUFFT_C2C, 1);\n" for i in range(5))
+        + "".join(f"  cufftXtMalloc(plans[{i}], &parts[{i}], CUFFT_XT_FORMAT_INPLACE);\n" for i in range(3))
+        + "}\n",
         encoding="utf-8",
     )
     (root / "CMakeLists.txt").write_text(
@@ -246,3 +256,40 @@ def test_types_and_constants_are_one_row_under_their_library(
     page = reports[language, "html"]
     row = re.search(r'<tr data-work="\d+" data-names="7">.*?</tr>', page, flags=re.S)
     assert row is not None and title in row.group() and f"{names}<code>Npp8u</code>" in row.group()
+
+
+# ---- 6: what "partial" stands for --------------------------------------------------------------------------------
+SHARES = {
+    "en": ("none but 3 of 83 uses", "no counterpart but 3 of 83 uses (", "partial: {count} of {total} uses have one"),
+    "zh-CN": (
+        "无（83 处用法中仅 3 处例外）",
+        "无对应项，83 处用法中仅 3 处例外（",
+        "部分：{total} 处用法中有 {count} 处有对应项",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_partial_counterpart_says_its_share_and_a_small_one_reads_as_none(
+    reports: dict[tuple[str, str], str], language: str
+) -> None:
+    doc = json.loads(reports[language, "json"])
+    deps = {d["rule"]: d["targets"]["hip"] for d in doc["dependencies"]}
+    solver, fft = deps["CP1014"], deps["CP1012"]
+    # cuSOLVER: 3 of 83 uses have a HIP counterpart, under 5%: the words say none and name the three
+    assert (solver["status"], solver["reads"], solver["with_counterpart"]) == ("partial", "none", 3)
+    assert solver["share"] == round(3 / 83, 4)
+    assert solver["exceptions"] == {"cusolverDnCreate": 1, "cusolverDnHandle_t": 1, "cusolverDn.h": 1}
+    # cuFFT: 13 of its 16 uses have one (the plans and their constants), the three XT allocations have none
+    assert (fft["status"], fft["reads"], fft["with_counterpart"]) == ("partial", "partial", 13)
+    assert fft["exceptions"] == {"cufftXtMalloc": 3}
+    short, words, partial = SHARES[language]
+    partial = partial.format(count=fft["with_counterpart"], total=fft["uses"]["total"])
+    markdown, page = reports[language, "md"], reports[language, "html"]
+    for text in (markdown.replace("\\", ""), visible(page)):
+        assert short in text and words in text and "cusolverDnCreate" in text.split(words, 1)[1][:120]
+    cell = re.search(
+        r'<td class="status-none" data-target="hip" data-status="partial" data-reads="none"[^>]*>([^<]*)', page
+    )
+    assert cell is not None and cell.group(1) == short
+    assert f">{partial}</td>" in page and f"| {partial} |" in markdown

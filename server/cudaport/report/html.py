@@ -41,7 +41,7 @@ from .phrases import (
     route_words,
     scanned_text,
     share_text,
-    status_name,
+    status_text,
 )
 from .routes import dual_stack_note
 from .rows import FileRow
@@ -447,8 +447,8 @@ def _status_cell(availability: Availability, target: str, label: str) -> str:
     status = availability.status
     tip = t("{label}: {text}", label=label, text=availability_words(availability).replace("`", ""))
     return (
-        f'<td class="status-{status}" data-target="{escape(target)}" data-status="{status}" '
-        f'title="{escape(tip)}">{escape(status_name(status))}</td>'
+        f'<td class="status-{availability.reads}" data-target="{escape(target)}" data-status="{status}" '
+        f'data-reads="{availability.reads}" title="{escape(tip)}">{escape(status_text(availability))}</td>'
     )
 
 
@@ -821,8 +821,8 @@ def _dependency_section(report: Report) -> str:
 def _availability_words_cell(availability: Availability, target: str) -> str:
     status = availability.status
     return (
-        f'<td class="status-{status}" data-target="{escape(target)}" data-status="{status}" '
-        f'data-value="{status}">{inline(availability_words(availability))}</td>'
+        f'<td class="status-{availability.reads}" data-target="{escape(target)}" data-status="{status}" '
+        f'data-reads="{availability.reads}" data-value="{status}">{inline(availability_words(availability))}</td>'
     )
 
 

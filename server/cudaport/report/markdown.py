@@ -34,7 +34,7 @@ from .phrases import (
     route_words,
     scanned_text,
     share_text,
-    status_name,
+    status_text,
     tally_text,
     work_title,
 )
@@ -202,7 +202,7 @@ def _summary(report: Report) -> list[str]:
         out.append("")
         rows = [
             [f"{text(d.family)} ({d.rule})", number(d.uses), number(d.files)]
-            + [text(status_name(d.targets[n].status)) for n in names]
+            + [text(status_text(d.targets[n])) for n in names]
             for d in top
         ]
         out += _table([t("library or API family"), t("uses"), t("files"), *_labels(report)], rows, {1, 2})

@@ -43,6 +43,9 @@ from .words import clauses, listing
 # Findings of these kinds are constructs matched by their shape (a literal 32, an `asm` block) or the user's own
 # kernels and launches, not API names: they count under their family, never in the list of APIs.
 PATTERN_KINDS = frozenset({"warp", "inline_asm", "kernel", "launch"})
+# Below this share of uses with a counterpart, a library that is partly available reads as having none, its few
+# uses with one named as the exceptions.
+PARTIAL_FLOOR = 0.05
 # Names that a program declares with, not calls (types and their fields, enum values and macros, headers and
 # namespaces: the analyzers' kinds of finding), by what the work list calls them: each library's own are one row of
 # it, beside the calls that use them. The order is the one a row's title lists them in.
@@ -107,6 +110,9 @@ class Availability:
     uses: Tally
     replacements: Counter[str]  # counterpart names offered, most common first
     instead: str  # what to use instead, in words (from the rule data), when there is no name-for-name counterpart
+    # the names used, by how many of their uses have a counterpart and how many have none
+    covered: Counter[str] = field(default_factory=Counter)
+    blocked: Counter[str] = field(default_factory=Counter)
 
     @property
     def status(self) -> str:
@@ -126,6 +132,36 @@ class Availability:
     @property
     def with_counterpart(self) -> int:
         return self.uses.total - self.uses[Difficulty.BLOCKER]
+
+    @property
+    def share(self) -> float:
+        """The share of the uses that have a counterpart."""
+        return self.with_counterpart / self.uses.total if self.uses.total else 0.0
+
+    @property
+    def reads(self) -> str:
+        """The status as the report's words give it: a partial one where under PARTIAL_FLOOR of the uses have a
+        counterpart reads as none (with those uses named as the exceptions), so that 8 of 1,121 is not "partial"."""
+        status = self.status
+        return "none" if status == "partial" and self.share < PARTIAL_FLOOR else status
+
+    @property
+    def exceptions(self) -> Counter[str]:
+        """The names a partial status names: with a counterpart where it reads as none, else those without one."""
+        if self.status != "partial":
+            return Counter()
+        return self.covered if self.reads == "none" else self.blocked
+
+    @classmethod
+    def of(cls, members: Iterable[Availability], instead: str) -> Availability:
+        """The availability of several names (a library, a row of the work list) from each one's."""
+        merged = cls(Tally(), Counter(), instead)
+        for one in members:
+            merged.uses.merge(one.uses)
+            merged.replacements.update(one.replacements)
+            merged.covered.update(one.covered)
+            merged.blocked.update(one.blocked)
+        return merged
 
 
 @dataclass
@@ -521,7 +557,7 @@ class ReportBuilder:
             family=_family(self.ruleset, group.rule),
             uses=max(tally.total for tally in group.tallies.values()),
             files=group.files,
-            targets={n: Availability(group.tallies[n], group.replacements[n], instead[n]) for n in self.names},
+            targets={n: _availability(group, n, instead[n]) for n in self.names},
             index=index,
             pattern=group.pattern,
             kind=group.kind,
@@ -534,15 +570,13 @@ class ReportBuilder:
         out = []
         for code, members in by_rule.items():
             rule = self.ruleset.rules.get(code)
-            targets = {}
-            for target in self.names:
-                tally, replacements = Tally(), Counter[str]()
-                for api in members:
-                    tally.merge(api.targets[target].uses)
-                    replacements.update(api.targets[target].replacements)
-                targets[target] = Availability(
-                    tally, replacements, _shown(rule.counterparts.get(target, "")) if rule else ""
+            targets = {
+                target: Availability.of(
+                    (api.targets[target] for api in members),
+                    _shown(rule.counterparts.get(target, "")) if rule else "",
                 )
+                for target in self.names
+            }
             out.append(
                 Dependency(
                     rule=code,
@@ -586,6 +620,15 @@ class ReportBuilder:
         return out
 
 
+def _availability(group: _Group, target: str, instead: str) -> Availability:
+    tally = group.tallies[target]
+    blocked = tally[Difficulty.BLOCKER]
+    covered = Counter({group.symbol: tally.total - blocked} if tally.total > blocked else {})
+    return Availability(
+        tally, group.replacements[target], instead, covered, Counter({group.symbol: blocked}) if blocked else Counter()
+    )
+
+
 def _work_groups(apis: list[ApiUse], ruleset: RuleSet, bucket_files: Counter[tuple[str, str]]) -> list[WorkGroup]:
     """API names each on their own; constructs found by their shape (and the project's kernels) one row per rule;
     a rule's declarations (types, constants, headers) one row per rule where there are several, so that the list
@@ -611,14 +654,10 @@ def _work_groups(apis: list[ApiUse], ruleset: RuleSet, bucket_files: Counter[tup
             english[code] = rule.summary if rule else code
         else:
             title, english[f"{code}:{bucket}"] = _declarations_title(ruleset, code, members)
-        names = list(members[0].targets)
-        targets = {}
-        for target in names:
-            tally, replacements = Tally(), Counter[str]()
-            for api in members:
-                tally.merge(api.targets[target].uses)
-                replacements.update(api.targets[target].replacements)
-            targets[target] = Availability(tally, replacements, members[0].targets[target].instead)
+        targets = {
+            target: Availability.of((api.targets[target] for api in members), members[0].targets[target].instead)
+            for target in members[0].targets
+        }
         out.append(
             WorkGroup(
                 code if bucket == "construct" else f"{code}:{bucket}",

@@ -48,25 +48,48 @@ def status_name(status: str) -> str:
     return t(STATUS_NAMES[status])
 
 
+def status_text(availability: Availability) -> str:
+    """The status as a table cell says it, a partial one with its share: 'partial: 241 of 271 uses have one',
+    'none but 8 of 1,121 uses' (under PARTIAL_FLOOR), else 'drop-in', 'adapt', 'none'."""
+    if availability.status != "partial":
+        return status_name(availability.status)
+    count, total = number(availability.with_counterpart), number(availability.uses.total)
+    if availability.reads == "none":
+        return t("none but {count} of {total} uses", count=count, total=total)
+    return t("partial: {count} of {total} uses have one", count=count, total=total)
+
+
 def counterpart_names(availability: Availability, limit: int = 3) -> str:
     names = [name for name, _ in availability.replacements.most_common(limit)]
-    more = len(availability.replacements) - len(names)
+    return _more(names, len(availability.replacements))
+
+
+def _more(names: list[str], total: int) -> str:
+    """'`a`, `b`, `c` (+4 more)'."""
     listed = ", ".join(f"`{name}`" for name in names)
+    more = total - len(names)
     return t("{names} (+{count} more)", names=listed, count=number(more)) if more > 0 else listed
 
 
 def availability_words(availability: Availability) -> str:
-    """'drop-in → hipMalloc, hipFree' / 'partly: 3 of 5 uses have one; use MIGraphX' / 'no counterpart: ...'."""
+    """'drop-in → hipMalloc, hipFree' / 'partly: 3 of 5 uses have a counterpart; none for `cufftXtMalloc`; use
+    ...' / 'no counterpart but 8 of 1,121 uses (`nppGetGpuName`); use ...' / 'no counterpart; use ...'."""
     status = availability.status
     words = t(STATUS_WORDS[status])
-    if status == "partial":
+    exceptions = availability.exceptions
+    named = _more([name for name, _ in exceptions.most_common(3)], len(exceptions))
+    count, total = number(availability.with_counterpart), number(availability.uses.total)
+    if status == "partial" and availability.reads == "none":
+        words = t("no counterpart but {count} of {total} uses ({names})", count=count, total=total, names=named)
+    elif status == "partial":
         words = t(
-            "partly: {count} of {total} uses have one",
-            count=number(availability.with_counterpart),
-            total=number(availability.uses.total),
+            "partly: {count} of {total} uses have a counterpart; none for {names}",
+            count=count,
+            total=total,
+            names=named,
         )
     names = counterpart_names(availability)
-    if names and status != "none":
+    if names and availability.reads != "none":
         words += f" → {names}"
     if availability.instead and status != "drop-in":
         words = t("{words}; use {instead}", words=words, instead=availability.instead)

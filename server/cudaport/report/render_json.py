@@ -343,6 +343,9 @@ def _availability(availability: Availability) -> dict[str, Any]:
         "status": availability.status,
         "uses": availability.uses.as_dict(),
         "with_counterpart": availability.with_counterpart,
+        "share": round(availability.share, 4),
+        "reads": availability.reads,
+        "exceptions": dict(availability.exceptions.most_common()),
         "replacements": dict(availability.replacements.most_common()),
         "instead": availability.instead or None,
     }
