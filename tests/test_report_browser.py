@@ -366,8 +366,8 @@ def test_no_label_over_a_bar_and_nothing_overflows(
 
 
 DETAIL_ROWS = """
-(table) => Array.from(document.querySelectorAll(`#${table} tr.detail table.lines tbody tr`)).map(row => ({
-  where: row.cells[0].textContent, name: row.cells[1].textContent,
+(table) => Array.from(document.querySelectorAll(`#${table} tr.detail table.lines tbody tr[data-line]`)).map(row => ({
+  where: row.cells[0].textContent, name: row.dataset.name, code: row.cells[1].textContent,
   levels: Array.from(row.querySelectorAll('td[data-target]')).map(c => [c.dataset.target, c.textContent]),
 }))
 """

@@ -6,15 +6,22 @@ HTML, the Markdown and the JSON alike."""
 
 from __future__ import annotations
 
+import base64
 import html as html_module
 import json
 import os
 import re
 import subprocess
 import sys
+import zlib
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from playwright.sync_api import BrowserContext, Page
+
+from test_report_browser import browser  # noqa: F401  (the browser fixture, Debian's Chromium)
 
 TARGETS = "hip,npu"
 EPOCH = "1700000000"
@@ -293,3 +300,108 @@ def test_a_partial_counterpart_says_its_share_and_a_small_one_reads_as_none(
     )
     assert cell is not None and cell.group(1) == short
     assert f">{partial}</td>" in page and f"| {partial} |" in markdown
+
+
+# ---- 7: the lines of a group, with their code ------------------------------------------------------------------------
+@pytest.fixture
+def opened(
+    browser: BrowserContext,  # noqa: F811
+    reports: dict[tuple[str, str], str],
+    tree: Path,
+    request: pytest.FixtureRequest,
+) -> Iterator[tuple[Page, list[str]]]:
+    """The HTML report in `request.param`'s language, open in the browser."""
+    path = tree.parent / f"opened-{request.param}.html"
+    path.write_text(reports[request.param, "html"], encoding="utf-8")
+    page = browser.new_page()
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.goto(path.as_uri(), wait_until="load")
+    try:
+        yield page, problems
+    finally:
+        page.close()
+
+
+def open_lines(page: Page, report: str, rule: str, title: str) -> None:
+    """Open the work list's row of `title` of `rule` (found in the JSON `report`), then its first file."""
+    work = json.loads(report)["work"]
+    index = next(i for i, w in enumerate(work) if (w["rule"], w["title"]) == (rule, title))
+    page.locator(f"#work-apis tr[data-work='{index}'] button.expand").click()
+    page.wait_for_selector("#work-apis table.work-files")
+    page.locator("#work-apis table.work-files button.expand").first.click()
+    page.wait_for_selector("#work-apis table.lines")
+
+
+LINES = """
+() => ({
+  groups: Array.from(document.querySelectorAll('#work-apis table.lines tr.why-group')).map(r => r.textContent),
+  rows: Array.from(document.querySelectorAll('#work-apis table.lines tr[data-line]')).map(r => ({
+    line: Number(r.dataset.line), name: r.dataset.name, code: r.cells[1].textContent,
+    mark: (r.querySelector('td.code mark') || {}).textContent})),
+  uses: Array.from(document.querySelectorAll('#work-apis table.work-files tbody td.num')).map(c => c.textContent),
+})
+"""
+
+
+@pytest.mark.parametrize("opened", LANGUAGES, indirect=True)
+def test_a_groups_lines_show_their_code_under_one_message(
+    opened: tuple[Page, list[str]], tree: Path, reports: dict[tuple[str, str], str]
+) -> None:
+    page, problems = opened
+    language = page.evaluate("document.documentElement.lang")
+    chinese = language == "zh-CN"
+    open_lines(page, reports[language, "json"], "CP1001", "cudaMemcpy")
+    shown = page.evaluate(LINES)
+    source = (tree / "src" / "frames.cu").read_text(encoding="utf-8").splitlines()
+    assert len(shown["rows"]) == 1100
+    for row in shown["rows"]:  # each line's own code, trimmed, the name it is about set off in it
+        assert row["code"] == source[row["line"] - 1].strip() and row["mark"] == row["name"] == "cudaMemcpy"
+    # the message once, for all 1,100 lines, each target's: the same lines are not told the same thing 1,100 times
+    [group] = shown["groups"]
+    assert group.count("cudaMemcpy") == 2 and "hipMemcpy" in group
+    assert ("1,100 行" if chinese else "1,100 lines") in group
+    assert shown["uses"][0] == "1,100"  # and the script writes its counts as the page does
+    assert problems == []
+
+
+@pytest.mark.parametrize("opened", ["en"], indirect=True)
+def test_lines_about_several_names_share_one_message(
+    opened: tuple[Page, list[str]], reports: dict[tuple[str, str], str]
+) -> None:
+    """Three kernels' launches tell the same thing: one message, the name in it left to each line."""
+    page, problems = opened
+    open_lines(page, reports["en", "json"], "CP1031", "`kernel<<<grid, block, shared, stream>>>(...)` launches")
+    shown = page.evaluate(LINES)
+    assert [(r["mark"], r["code"]) for r in shown["rows"]] == [
+        ("brighten", "brighten<<<64, 256>>>(frames[0], 1024);"),
+        ("darken", "darken<<<64, 256>>>(frames[1], 1024);"),
+        ("fade", "fade<<<64, 256>>>(frames[2], 1024);"),
+    ]
+    [group] = shown["groups"]
+    assert "…" in group and "brighten" not in group and "3 lines" in group
+    assert problems == []
+
+
+def details_of(page: str) -> dict[str, Any]:
+    """The page's embedded details block, inflated as its script inflates it."""
+    block = re.search(r'<script type="application/octet-stream" id="report-details">([^<]*)</script>', page)
+    assert block is not None
+    return json.loads(zlib.decompress(base64.b64decode(block.group(1))))
+
+
+def test_a_notebook_line_shows_the_code_of_its_cell(tmp_path: Path) -> None:
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
+    notebook = {
+        "cells": [{**cell, "source": ["import torch\n", "x = torch.ones(4).cuda()  # to the card\n"]}],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (tmp_path / "nb").mkdir()
+    (tmp_path / "nb" / "try.ipynb").write_text(json.dumps(notebook, indent=1), encoding="utf-8")
+    page = cudaport("report", "nb", "--target", "npu", "--format", "html", cwd=tmp_path).stdout
+    details = details_of(page)
+    texts = [details["strings"][row[5]] for rows in details["rows"] for row in rows if row[5] >= 0]
+    assert texts and all(text.strip() == "x = torch.ones(4).cuda()  # to the card" for text in texts)

@@ -295,7 +295,7 @@ def test_the_page_s_script_writes_chinese_when_a_group_opens(chinese_page: tuple
     heads = page.evaluate(
         "Array.from(document.querySelectorAll('#work-apis table.lines thead th')).map(t => t.textContent)"
     )
-    assert heads[:2] == ["行", "名称"] and heads[-1] == "原因"
+    assert heads[:2] == ["行", "代码"]  # each line's code, under the message its group shares
     levels = page.evaluate(
         "Array.from(document.querySelectorAll('#work-apis table.lines td[data-target] span')).map(s => s.textContent)"
     )

@@ -372,7 +372,8 @@ class ReportBuilder:
             self.skip(first.path, first.skipped)
             return
         errors = {r.target: r.error for r in results if r.error}
-        self.add_file(first.path, first.language, first.lines, {r.target: r.diagnostics for r in results}, errors)
+        diagnostics = {r.target: r.diagnostics for r in results}
+        self.add_file(first.path, first.language, first.lines, diagnostics, errors, first.source_lines)
 
     def add_file(
         self,
@@ -381,9 +382,11 @@ class ReportBuilder:
         lines: int,
         diagnostics: Mapping[str, Sequence[Diagnostic]],
         errors: Mapping[str, str] | None = None,
+        texts: Mapping[int, str] | None = None,
     ) -> None:
-        """One analysed file: its findings per target (in `check`'s order) and the targets whose analysis failed.
-        The findings are stored compactly and counted; nothing else of them is kept."""
+        """One analysed file: its findings per target (in `check`'s order), the targets whose analysis failed and
+        the text of its lines with findings (by line number). The findings are stored compactly and counted;
+        nothing else of them is kept."""
         for target in self.names:
             if errors and target in errors:
                 self.errors.append(Problem(label, errors[target], target))
@@ -424,7 +427,7 @@ class ReportBuilder:
         self._bucket_files.update({(self._groups[g].rule, self._groups[g].bucket) for g in groups_here})
         self._area_files.update({_area(self.ruleset, rule) for rule in rules})
         if group_of:
-            row.stored = self.store.add_file(label, per_target, group_of, costs)
+            row.stored = self.store.add_file(label, per_target, group_of, costs, texts or {})
         self.files.append(row)
 
     def _group(self, diag: Diagnostic) -> int:
