@@ -405,3 +405,36 @@ def test_a_notebook_line_shows_the_code_of_its_cell(tmp_path: Path) -> None:
     details = details_of(page)
     texts = [details["strings"][row[5]] for rows in details["rows"] for row in rows if row[5] >= 0]
     assert texts and all(text.strip() == "x = torch.ones(4).cuda()  # to the card" for text in texts)
+
+
+# ---- 8: chart labels that fit ----------------------------------------------------------------------------------------
+LABELS = """
+() => Array.from(document.querySelectorAll('svg.chart')).flatMap(svg => {
+  const bars = Math.min(...Array.from(svg.querySelectorAll('g.bar rect')).map(r => r.getBBox().x));
+  return Array.from(svg.querySelectorAll('text.group-label, text.bar-label')).map(text => {
+    const box = text.getBBox();
+    const tip = text.querySelector('title');
+    return {chart: svg.id, kind: text.getAttribute('class'), shown: text.lastChild.textContent,
+            full: tip ? tip.textContent : text.lastChild.textContent, left: box.x, right: box.x + box.width, bars};
+  });
+})
+"""
+
+
+@pytest.mark.parametrize("opened", LANGUAGES, indirect=True)
+def test_chart_labels_are_whole_and_inside_their_column(
+    opened: tuple[Page, list[str]], reports: dict[tuple[str, str], str]
+) -> None:
+    page, problems = opened
+    page.evaluate("document.fonts.ready")
+    language = page.evaluate("document.documentElement.lang")
+    labels = page.evaluate(LABELS)
+    targets = [t["label"] for t in json.loads(reports[language, "json"])["targets"]]  # "Ascend NPU", "昇腾 NPU"
+    shown = {label["shown"] for label in labels if label["chart"] == "chart-targets"}
+    assert set(targets) <= shown  # the targets' names whole, never "昇腾 NP…"
+    for label in labels:
+        assert label["left"] >= 0, label  # nothing cut at the chart's left edge
+        assert label["right"] <= label["bars"] + 0.5, label  # nor running into the bars
+        assert label["shown"] == label["full"] or label["shown"].endswith("…") or "/…/" in label["shown"]
+    assert all(label["shown"] == label["full"] for label in labels if len(label["full"]) <= 12)
+    assert problems == []
