@@ -252,7 +252,7 @@ def test_charts_draw_the_numbers_of_the_json(loaded: tuple[Page, dict[str, Any],
         for measure in ("findings", "files"):
             [bar] = [b for b in targets["bars"] if b["target"] == target and b["measure"] == measure]
             assert counts(bar) == {level: verdict[measure][level] for level in LEVELS}
-            assert bar["value"] == f"{verdict[measure]['total']} {measure}"
+            assert bar["value"] == f"{verdict[measure]['total']:,} {measure}"
     full = [sum(s["width"] for s in b["segments"]) for b in targets["bars"] if b["total"]]
     assert max(full) - min(full) < 0.05  # every share bar spans the same width
 
@@ -265,7 +265,7 @@ def test_charts_draw_the_numbers_of_the_json(loaded: tuple[Page, dict[str, Any],
     for bar in folders["bars"]:
         findings = nodes[bar["group"]]["targets"][bar["target"]]["findings"]
         assert counts(bar) == {level: findings[level] for level in LEVELS}
-        assert bar["value"] == f"{findings['total']} findings"
+        assert bar["value"] == f"{findings['total']:,} findings"
 
     apis = charts["chart-apis"]
     assert [(b["group"], b["target"]) for b in apis["bars"]] == [
@@ -366,8 +366,8 @@ def test_no_label_over_a_bar_and_nothing_overflows(
 
 
 DETAIL_ROWS = """
-(table) => Array.from(document.querySelectorAll(`#${table} tr.detail table.lines tbody tr`)).map(row => ({
-  where: row.cells[0].textContent, name: row.cells[1].textContent,
+(table) => Array.from(document.querySelectorAll(`#${table} tr.detail table.lines tbody tr[data-line]`)).map(row => ({
+  where: row.cells[0].textContent, name: row.dataset.name, code: row.cells[1].textContent,
   levels: Array.from(row.querySelectorAll('td[data-target]')).map(c => [c.dataset.target, c.textContent]),
 }))
 """

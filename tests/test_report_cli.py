@@ -793,7 +793,7 @@ def test_markdown_carries_the_numbers(rendered: dict[str, str]) -> None:
         assert row[2 : 2 + len(ALL_TARGETS)] == [tally_text(file["targets"][t]["findings"]) for t in ALL_TARGETS]
         assert row[2 + len(ALL_TARGETS) :] == [file["targets"][t]["route"] or "—" for t in ALL_TARGETS]
     for group in report["work"][:40]:
-        title = f"`{group['title']}`" if not group["construct"] else group["title"]
+        title = group["title"] if group["construct"] or group["declarations"] else f"`{group['title']}`"
         uses, files = group["uses"], group["files"]
         line = f"- {title} — {uses} use{'s' if uses != 1 else ''} in {files} file{'s' if files != 1 else ''}"
         assert line in markdown.replace("\\", ""), line

@@ -197,7 +197,7 @@ def test_html_says_its_language_and_sets_chinese_in_a_cjk_font(reports: dict[str
     assert '<html lang="en">' in english
     assert '<html lang="zh-CN">' in chinese
     assert "<title>CUDA 迁移评估报告 — report_project</title>" in chinese
-    assert "<h1>CUDA 迁移评估报告</h1>" in chinese and "<h2>概要</h2>" in chinese
+    assert "<h1>CUDA 迁移评估报告：report_project</h1>" in chinese and "<h2>概要</h2>" in chinese
     stack = re.search(r"html:lang\(zh\) body, html:lang\(zh\) button \{\s*font-family: ([^;]+);", chinese)
     assert stack, "no font stack for Chinese"
     families = stack.group(1)
@@ -295,7 +295,7 @@ def test_the_page_s_script_writes_chinese_when_a_group_opens(chinese_page: tuple
     heads = page.evaluate(
         "Array.from(document.querySelectorAll('#work-apis table.lines thead th')).map(t => t.textContent)"
     )
-    assert heads[:2] == ["行", "名称"] and heads[-1] == "原因"
+    assert heads[:2] == ["行", "代码"]  # each line's code, under the message its group shares
     levels = page.evaluate(
         "Array.from(document.querySelectorAll('#work-apis table.lines td[data-target] span')).map(s => s.textContent)"
     )
@@ -322,5 +322,5 @@ def test_cudaport_report_follows_cudaport_lang(tmp_path: Path) -> None:
         )
         assert result.returncode == 0, result.stderr
     html = (tmp_path / "r.html").read_text(encoding="utf-8")
-    assert '<html lang="zh-CN">' in html and "<h1>CUDA 迁移评估报告</h1>" in html
+    assert '<html lang="zh-CN">' in html and "<h1>CUDA 迁移评估报告：report_project</h1>" in html
     assert (tmp_path / "r.md").read_text(encoding="utf-8").startswith("# CUDA 迁移评估报告：`report_project`\n")

@@ -4,11 +4,11 @@
     python tools/extract_messages.py --check    # exit 1 if the template's messages are out of date (CI)
     python tools/extract_messages.py --missing zh-CN   # list the messages zh-CN does not translate
 
-From the code: the first argument of every t(), tn() (and its plural) and N_() call under server/cudaport/ (an
-f-string or a variable there is an error: the catalogue could never hold it). From the rule data: the fields that
-rules/locale/sources/*.toml declare as prose, in the TOML and CSV files it names (a [[toml]] entry's optional
-`tables` reads only those top-level tables: for a key that is prose there and an identifier elsewhere). The
-template's references say where each message comes from, so a translator can see it in place.
+From the code: the first argument of every t(), tn() and plural() (and its plural) and N_() call under
+server/cudaport/ (an f-string or a variable there is an error: the catalogue could never hold it). From the rule
+data: the fields that rules/locale/sources/*.toml declare as prose, in the TOML and CSV files it names (a [[toml]]
+entry's optional `tables` reads only those top-level tables: for a key that is prose there and an identifier
+elsewhere). The template's references say where each message comes from, so a translator can see it in place.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ CODE = ROOT / "server" / "cudaport"
 RULES = ROOT / "rules"
 LOCALE = RULES / "locale"
 TEMPLATE = LOCALE / "messages.pot"
-CALLS = {"t": 1, "tn": 2, "N_": 1}  # function -> how many leading arguments are messages
+CALLS = {"t": 1, "tn": 2, "plural": 2, "N_": 1}  # function -> how many leading arguments are messages
 
 
 @dataclass
@@ -82,7 +82,7 @@ def from_code(extraction: Extraction, root: Path = CODE) -> None:
             for argument in node.args[: CALLS[name]]:
                 if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
                     texts.append(argument.value)
-                elif name != "t":
+                elif name not in ("t", "plural"):  # a helper passing its arguments on
                     extraction.errors.append(f"{where}: {name}() needs a literal string, not {ast.unparse(argument)}")
             if texts:
                 extraction.add(texts[0], where, texts[1] if len(texts) > 1 else None)

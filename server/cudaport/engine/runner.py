@@ -5,6 +5,7 @@ memory follows the largest file, not the tree. `fix` over a tree (rewrite.batch)
 from __future__ import annotations
 
 import itertools
+import json
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from .. import i18n
+from ..knowledge.filekinds import file_kind
 from ..knowledge.ruleset import load_ruleset
 from ..model.findings import Finding
 from ..model.results import Diagnostic, FileFindings, RunTotals
@@ -49,6 +51,38 @@ def line_count(data: bytes) -> int:
     return data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
 
 
+LINE_TEXT_LIMIT = 200  # characters of a line's text a report shows
+
+
+def line_texts(data: bytes, lines: Iterable[int], index: LineIndex, notebook: bool = False) -> dict[int, str]:
+    """The text of each of `lines` (1-based) as far as it goes (its indent kept, so that a finding's column still
+    points into it), cut where its code passes LINE_TEXT_LIMIT characters; a notebook's line is a JSON string of
+    its cell, given as the code it holds."""
+    out = {}
+    for line in sorted(set(lines)):
+        raw = data[index.line_start(line - 1) : index.line_end(line - 1)].decode("utf-8", "replace").rstrip()
+        if notebook:
+            raw = _cell_text(raw.strip())
+        indent = len(raw) - len(raw.lstrip())
+        if len(raw) - indent > LINE_TEXT_LIMIT:
+            raw = raw[: indent + LINE_TEXT_LIMIT - 1].rstrip() + "…"
+        out[line] = raw
+    return out
+
+
+def _cell_text(raw: str) -> str:
+    """`"x = torch.cuda.foo()\\n",` (a line of a notebook's JSON) as the code it holds; anything else as it is."""
+    body = raw[:-1] if raw.endswith(",") else raw
+    if len(body) >= 2 and body.startswith('"') and body.endswith('"'):
+        try:
+            decoded = json.loads(body)
+        except ValueError:
+            return raw
+        if isinstance(decoded, str):
+            return decoded.strip()
+    return raw
+
+
 # ---- per-process state ------------------------------------------------------------------------------------------
 _ENGINE: Engine | None = None
 
@@ -68,19 +102,22 @@ def process_engine() -> Engine:
     return _ENGINE
 
 
-def _scan_one(job: tuple[SourcePath, tuple[str, ...], bool]) -> list[FileFindings]:
+def _scan_one(job: tuple[SourcePath, tuple[str, ...], bool, bool]) -> list[FileFindings]:
     """One file, read and parsed once, analysed for each target."""
-    source_path, targets, excerpts = job
-    return file_findings(source_path, process_engine().check_path_targets(source_path, targets), excerpts)
+    source_path, targets, excerpts, line_text = job
+    return file_findings(source_path, process_engine().check_path_targets(source_path, targets), excerpts, line_text)
 
 
 def file_findings(
-    source_path: SourcePath, results: dict[str, FileResult], excerpts: bool = False
+    source_path: SourcePath, results: dict[str, FileResult], excerpts: bool = False, line_text: bool = False
 ) -> list[FileFindings]:
     """One file's results for several targets (Engine.check_path_targets) as a run streams them, one per target;
-    with `excerpts`, the text of the lines the diagnostics are on."""
+    with `excerpts`, each with the text of the lines its diagnostics are on (as they are: `check --format full`);
+    with `line_text`, each with the text of the lines that have a finding on any target (one dict, shared; trimmed
+    as line_texts says: the report's)."""
     out = []
     index: LineIndex | None = None  # built once, and only for a file with findings
+    data = b""
     for target, result in results.items():
         found = FileFindings(source_path.label, source_path.language, target, skipped=result.skipped)
         if result.source is not None:
@@ -88,10 +125,21 @@ def file_findings(
             found.error = result.error
             if result.findings:
                 index = index or LineIndex(result.source.data)
+                data = result.source.data
                 found.diagnostics = locate(source_path.label, result.findings, index)
                 if excerpts:
                     found.excerpts = _line_texts(result.source.data, index, {d.line for d in found.diagnostics})
         out.append(found)
+    kind = file_kind(source_path.language)
+    if line_text and index is not None and not (kind is not None and kind.binary):
+        texts = line_texts(
+            data,
+            (d.line for found in out for d in found.diagnostics),
+            index,
+            notebook=source_path.language == "notebook",
+        )
+        for found in out:
+            found.source_lines = texts
     return out
 
 
@@ -215,20 +263,23 @@ class Scan:
         progress: Progress | None = None,
         excerpts: bool = False,
         stdin: tuple[SourcePath, SourceFile] | None = None,
+        line_text: bool = False,
     ) -> None:
         """`excerpts`: each result carries the text of the lines its diagnostics are on. `stdin`: the one buffer to
-        check (read from standard input, named as the file it stands for) instead of `paths`."""
+        check (read from standard input, named as the file it stands for) instead of `paths`. `line_text`: each
+        result carries the report's text of its file's lines with findings (file_findings)."""
         if not targets:
             raise ValueError("no target given")  # a programming error, not a user's
         self.targets = tuple(dict.fromkeys(targets))
         self._stdin = stdin
         self._excerpts = excerpts
+        self._line_text = line_text
         run = collect(paths, settings) if stdin is None else Run([stdin[0]], [])
         self.files = len(run.files)
         self.skipped = [(s.label, s.reason) for s in run.skipped if not s.error]
         self.errors = [(s.label, s.reason) for s in run.skipped if s.error]
         self.excluded = [(e.label, e.reason) for e in run.excluded]
-        self._jobs = [(f, self.targets, excerpts) for f in run.files]
+        self._jobs = [(f, self.targets, excerpts, line_text) for f in run.files]
         self._settings = settings
         self._roots = include_roots(paths, settings)
         self._workers = worker_count(jobs, len(run.files))
@@ -248,7 +299,10 @@ class Scan:
             source_path, source = self._stdin
             engine = Engine(self._settings, ProjectIndex(load_ruleset(self._settings.extra_rules), self._roots))
             yield from file_findings(
-                source_path, engine.check_path_targets(source_path, self.targets, source), self._excerpts
+                source_path,
+                engine.check_path_targets(source_path, self.targets, source),
+                self._excerpts,
+                self._line_text,
             )
             return
         for results in run_jobs(_scan_one, jobs, self._settings, self._roots, self._workers, self._progress):
@@ -263,6 +317,8 @@ def scan(
     progress: Progress | None = None,
     excerpts: bool = False,
     stdin: tuple[SourcePath, SourceFile] | None = None,
+    line_text: bool = False,
 ) -> Scan:
-    """`check` over `paths` for `targets` (default: the configured one), streamed (see Scan)."""
-    return Scan(paths, settings, targets or [settings.target], jobs, progress, excerpts, stdin)
+    """`check` over `paths` for `targets` (default: the configured one), streamed (see Scan); `line_text`: each
+    file's results carry the text of its lines with findings (the report shows them)."""
+    return Scan(paths, settings, targets or [settings.target], jobs, progress, excerpts, stdin, line_text)

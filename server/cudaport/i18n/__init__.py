@@ -194,9 +194,14 @@ def t(message: str, /, **fields: object) -> str:
 def tn(one: str, other: str, count: int, /, **fields: object) -> str:
     """A message with a count: English picks `one` or `other`; the catalogue translates `one` (with msgid_plural
     `other`), for every count. `count` is a field too."""
+    return plural(one, other, count).format(count=count, **fields)
+
+
+def plural(one: str, other: str, count: int, /) -> str:
+    """The template `tn` fills: `one` or `other` for `count`, in the active language (for a caller that writes
+    the count its own way, such as the report's '1,234')."""
     message = one if count == 1 else other
-    text = _catalogue.get(one, message) if _catalogue else message
-    return text.format(count=count, **fields)
+    return _catalogue.get(one, message) if _catalogue else message
 
 
 def N_(message: str) -> str:

@@ -27,6 +27,7 @@ class FileKind:
     trigger: tuple[bytes, ...] = ()
     strings: frozenset[str] = frozenset()  # syntax nodes that are text (no suppression comment goes inside)
     comment_above: bool = False  # comments only on lines of their own: a directive covers the line below it
+    label: str = ""  # what the report calls files of this kind ("CMake"), in English; "" = the language's id
 
 
 class FileKinds:
@@ -108,6 +109,7 @@ def file_kinds() -> FileKinds:
                 trigger=tuple(str(t).encode() for t in raw.get("trigger", [])),
                 strings=frozenset(str(s) for s in raw.get("strings", [])),
                 comment_above=bool(raw.get("comment-above", False)),
+                label=str(raw.get("label", "")),
             )
         )
     return FileKinds(kinds)

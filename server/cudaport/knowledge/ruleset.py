@@ -161,6 +161,7 @@ class Rule:
     versions: str = "CUDA"  # whose release numbers the deprecated/removed columns hold (cuDNN has its own)
     url: str = ""  # its documentation; "" = the rule file's `docs-url` for its code
     area: str = OTHER_AREA  # the part of the inventory the report puts it in (rules.toml's [[area]])
+    family: str = ""  # what the report calls the rule's library or API family, where `subject` is too short
 
 
 DEFAULT_KEY = "default"  # `difficulty.default` in a rule: for every target it does not name
@@ -953,6 +954,7 @@ def _parse_rule(entry: Mapping[str, Any], where: str, ruleset: RuleSet) -> Rule:
         versions=str(entry.get("versions", "CUDA")),
         url=str(entry.get("url", "")),
         area=str(entry.get("area", OTHER_AREA)),
+        family=str(entry.get("family", "")),
         docs=RuleDocs(
             what=str(docs.get("what", "")).strip(),
             why=str(docs.get("why", "")).strip(),

@@ -49,6 +49,8 @@ class FileFindings:
     error: str | None = None
     # The text of the lines its diagnostics start on (line number -> text), when the output shows them (`full`).
     excerpts: dict[int, str] = field(default_factory=dict)
+    # the text of each line that has a finding (1-based, trimmed), when the run was asked for it (the report's)
+    source_lines: dict[int, str] = field(default_factory=dict)
 
 
 class RunTotals:

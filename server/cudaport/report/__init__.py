@@ -42,7 +42,7 @@ def assess(
     which findings `fix --style dual-stack` covers, for route C's files (by default, those with a dual-stack fix
     from the engine; None: the report does not say)."""
     builder = ReportBuilder(ruleset, settings, targets, paths, dual_stack=dual_stack)
-    stream = scan(list(paths), settings, targets, jobs=jobs, progress=progress)
+    stream = scan(list(paths), settings, targets, jobs=jobs, progress=progress, line_text=True)
     for label, reason in stream.skipped:
         builder.skip(label, reason)
     for label, reason in stream.errors:

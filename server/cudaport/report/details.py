@@ -103,6 +103,8 @@ def _file(row: FileRow, names: list[str]) -> list[Any]:
 
 
 def _work(group: WorkGroup, names: list[str]) -> list[Any]:
+    """[title, construct, family, rule, uses, files, availability per target, names it stands for (0: one name of
+    its own or a construct), its first names]."""
     return [
         group.title,
         group.pattern,
@@ -111,6 +113,8 @@ def _work(group: WorkGroup, names: list[str]) -> list[Any]:
         group.uses,
         group.files,
         [availability_list(group.targets[t]) for t in names],
+        group.names if group.declarations else 0,
+        list(group.symbols[:3]) if group.declarations else [],
     ]
 
 

@@ -18,7 +18,7 @@ from html import escape
 from importlib import resources
 
 from .. import i18n
-from ..i18n import N_, t, tn
+from ..i18n import N_, plural, t
 from ..knowledge.effort import WORK, Hours
 from ..model.findings import Difficulty
 from ..model.words import difficulty_word
@@ -36,17 +36,19 @@ from .phrases import (
     availability_words,
     cheapest_sentence,
     languages_text,
+    names_text,
     per_1000_lines,
     route_words,
+    scanned_text,
     share_text,
-    status_name,
+    status_text,
 )
 from .routes import dual_stack_note
 from .rows import FileRow
 from .svg import Bar, Group, stacked_bars
 from .tally import DIFFICULTIES, Tally, percent
 from .verdict import RANKING_RULE, days_range, scale_meanings
-from .words import clauses, unit_name
+from .words import clauses, number, tn, unit_name
 
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 _HEAVIEST_FIRST = tuple(reversed(DIFFICULTIES))
@@ -98,9 +100,9 @@ def script_text() -> dict[str, object]:
         "tally": t("{label}: {blocker} blocker, {manual} manual, {mechanical} mechanical, {portable} portable"),
         "counterpart": t("{tip}; counterpart {name}"),
         "line": t("line"),
-        "name": t("name"),
-        "why": t("why"),
-        "whyTip": t("the message of the heaviest target; each target's own is in its cell's tooltip"),
+        "code": t("code"),
+        "lineOne": plural("{count} line", "{count} lines", 1),
+        "lineOther": plural("{count} line", "{count} lines", 2),
         "file": t("file"),
         "uses": t("uses"),
         "personDays": t("person-days"),
@@ -114,6 +116,9 @@ def script_text() -> dict[str, object]:
         "route": t("route {id}"),
         "days": t("{days} d"),
         "labelled": t("{label}: {text}"),
+        "nameOne": plural("{count} name: {names}", "{count} names: {names}", 1),
+        "nameOther": plural("{count} name: {names}", "{count} names: {names}", 2),
+        "more": t("{names} (+{count} more)"),
     }
 
 
@@ -124,7 +129,7 @@ def render_html(report: Report) -> str:
         f"default-src 'none'; style-src {_hash(css)}; script-src {_hash(script)}; img-src data:; "
         "base-uri 'none'; form-action 'none'"
     )
-    title = t("CUDA migration assessment — {paths}", paths=", ".join(report.paths))
+    title = t("CUDA migration assessment — {project}", project=report.name)
     body = "".join(
         [
             _header(report),
@@ -156,7 +161,9 @@ def render_html(report: Report) -> str:
 
 # ---- cells shared by the tables --------------------------------------------------------------------------------
 def _num(value: int | float, shown: str | None = None) -> str:
-    return f'<td class="num" data-value="{value}">{escape(shown if shown is not None else str(value))}</td>'
+    if shown is None:
+        shown = number(value) if isinstance(value, int) else str(value)
+    return f'<td class="num" data-value="{value}">{escape(shown)}</td>'
 
 
 def _heading(column: int, label: str, kind: str, css: str = "", title: str = "") -> str:
@@ -184,13 +191,13 @@ def _tally_cell(tally: Tally, label: str, target: str, note: str = "") -> str:
     tip = t(
         "{label}: {blocker} blocker, {manual} manual, {mechanical} mechanical, {portable} portable",
         label=label,
-        blocker=b,
-        manual=m,
-        mechanical=mech,
-        portable=port,
+        blocker=number(b),
+        manual=number(m),
+        mechanical=number(mech),
+        portable=number(port),
     )
     parts = [
-        f'<span class="d-{level}">{count}</span>' if count else '<span class="zero">·</span>'
+        f'<span class="d-{level}">{number(count)}</span>' if count else '<span class="zero">·</span>'
         for level, count in (("blocker", b), ("manual", m), ("mechanical", mech))
     ]
     return (
@@ -248,21 +255,17 @@ def _header(report: Report) -> str:
         version=escape(report.tool_version),
     )
     scanned = _h(
-        N_(
-            "Targets: {targets}. Scanned {files} files, {lines} lines ({languages}); {skipped} skipped, "
-            "{errors} with errors{excluded}."
-        ),
+        N_("Targets: {targets}. Scanned {scanned} ({languages}); {skipped} skipped, {errors} with errors{excluded}."),
         targets=targets,
-        files=f"<strong>{report.files_scanned}</strong>",
-        lines=str(report.lines_scanned),
+        scanned=f"<strong>{escape(scanned_text(report))}</strong>",
         languages=escape(languages_text(report)),
-        skipped=str(len(report.skipped)),
-        errors=str(len(report.errors)),
+        skipped=number(len(report.skipped)),
+        errors=number(len(report.errors)),
         excluded=escape(_excluded_note(report)),
     )
     return (
         "<header>"
-        f"<h1>{escape(t('CUDA migration assessment'))}</h1>"
+        f"<h1>{escape(t('CUDA migration assessment: {project}', project=report.name))}</h1>"
         f'<p class="meta">{meta}</p>'
         f"<p>{scanned}</p>"
         f"<nav><ul>{nav}</ul></nav>"
@@ -323,7 +326,7 @@ def _card(report: Report, summary: TargetSummary) -> str:
     rows = [(t(words), files[difficulty], files.total, f"files.{difficulty.label}") for difficulty, words in FILE_ROWS]
     file_rows = "".join(
         f'<tr data-key="{key}"><th scope="row"><span class="dot d-{key.split(".")[1]}"></span>{escape(words)}</th>'
-        f'<td class="num">{count}</td><td class="num share">{percent(count, whole)}</td></tr>'
+        f'<td class="num">{number(count)}</td><td class="num share">{percent(count, whole)}</td></tr>'
         for words, count, whole, key in rows
     )
     reasons = "".join(f"<li>{inline(r)}</li>" for r in summary.reasons[1:])
@@ -347,8 +350,8 @@ def _card(report: Report, summary: TargetSummary) -> str:
     )
     findings_line = _h(
         N_("{findings} findings; {fixable} fixable by {command}"),
-        findings=str(findings.total),
-        fixable=str(summary.fixable),
+        findings=number(findings.total),
+        fixable=number(summary.fixable),
         command="<code>cudaport fix</code>",
     )
     return (
@@ -360,7 +363,7 @@ def _card(report: Report, summary: TargetSummary) -> str:
         f'<p class="effort" data-low="{summary.effort.days.low:.2f}" data-high="{summary.effort.days.high:.2f}">'
         f"{effort}</p>"
         f"{route_line}"
-        f'<table class="card-files"><caption>{escape(t("{count} files scanned", count=files.total))}</caption>'
+        f'<table class="card-files"><caption>{escape(t("{count} files scanned", count=number(files.total)))}</caption>'
         f"<tbody>{file_rows}</tbody></table>"
         f'<p class="card-findings">{findings_line}</p>'
         f"<ul>{reasons}</ul></article>"
@@ -396,13 +399,13 @@ def _numbers_table(report: Report) -> str:
             [(s.findings[d], share_text(s.findings[d], s.findings.total)) for s in summaries],
             f"findings.{d.label}",
         )
-    row(t("findings in all"), [(s.findings.total, str(s.findings.total)) for s in summaries], "findings.total")
+    row(t("findings in all"), [(s.findings.total, number(s.findings.total)) for s in summaries], "findings.total")
     row(
         t("files that need a person"),
         [(s.files_needing_person, share_text(s.files_needing_person, s.files.total)) for s in summaries],
         "files_needing_person",
     )
-    row(t("fixable by cudaport fix"), [(s.fixable, str(s.fixable)) for s in summaries], "fixable")
+    row(t("fixable by cudaport fix"), [(s.fixable, number(s.fixable)) for s in summaries], "fixable")
     return (
         '<div class="scroll"><table class="numbers" id="verdict-numbers">'
         f"<caption>{escape(t('The numbers behind the verdicts'))}"
@@ -428,8 +431,8 @@ def _top_dependencies(report: Report) -> str:
             "The {count} most used of {total} CUDA libraries and API families, and whether each target has a "
             "counterpart (all of them under {link})."
         ),
-        count=str(len(top)),
-        total=str(len(report.dependencies)),
+        count=number(len(top)),
+        total=number(len(report.dependencies)),
         link=f'<a href="#dependencies">{escape(t("Dependencies"))}</a>',
     )
     return (
@@ -444,8 +447,8 @@ def _status_cell(availability: Availability, target: str, label: str) -> str:
     status = availability.status
     tip = t("{label}: {text}", label=label, text=availability_words(availability).replace("`", ""))
     return (
-        f'<td class="status-{status}" data-target="{escape(target)}" data-status="{status}" '
-        f'title="{escape(tip)}">{escape(status_name(status))}</td>'
+        f'<td class="status-{availability.reads}" data-target="{escape(target)}" data-status="{status}" '
+        f'data-reads="{availability.reads}" title="{escape(tip)}">{escape(status_text(availability))}</td>'
     )
 
 
@@ -471,7 +474,7 @@ def _effort_section(report: Report) -> str:
         rows.append(f'<tr><th title="{escape(t(kind.about))}">{escape(t(kind.name))}</th>{"".join(cells)}</tr>')
     files_cells = "".join(
         f'<td class="num">{escape(_days(report.summaries[n].effort.file_hours, report))}'
-        f"<small>{escape(t('{count} files', count=report.summaries[n].effort.files))}</small></td>"
+        f"<small>{escape(t('{count} files', count=number(report.summaries[n].effort.files)))}</small></td>"
         for n in names
     )
     rows.append(f"<tr><th>{escape(t('building and testing the files'))}</th>{files_cells}</tr>")
@@ -576,12 +579,12 @@ def _routes_section(report: Report) -> str:
                             t(
                                 "the dual-stack fix covers {covered} of their findings; {remaining} remain for a "
                                 "person",
-                                covered=share.coverage.covered,
-                                remaining=share.coverage.remaining,
+                                covered=number(share.coverage.covered),
+                                remaining=number(share.coverage.remaining),
                             )
                         )
                     )
-            count = escape(t("{count} files", count=len(share.files)))
+            count = escape(t("{count} files", count=number(len(share.files))))
             button = (
                 f'<button type="button" class="expand" data-expand="route:{escape(name)}:{route_id}" '
                 f'aria-expanded="false">{count}</button>'
@@ -685,16 +688,19 @@ def _folder_table(report: Report) -> str:
 
 def _work_row(report: Report, index: int, group: WorkGroup) -> str:
     names = report.target_names
-    title = (
-        f"<code>{escape(group.title)}</code>"
-        if not group.pattern
-        else f'<span class="construct">{inline(group.title)}</span>'
-    )
+    if group.pattern or group.declarations:
+        title = f'<span class="construct">{inline(group.title)}</span>'
+    else:
+        title = f"<code>{escape(group.title)}</code>"
+    about = f"{escape(group.family)} · {escape(group.rule)}"
+    if group.declarations:
+        about += f" · {inline(names_text(group))}"
     cells = "".join(_availability_cell(group.targets[n], n, report.label(n)) for n in names)
+    grouped = f' data-names="{group.names}"' if group.declarations else ""
     return (
-        f'<tr data-work="{index}"><td class="name" data-value="{escape(group.title)}">'
+        f'<tr data-work="{index}"{grouped}><td class="name" data-value="{escape(group.title)}">'
         f'<button type="button" class="expand" data-expand="work:{index}" aria-expanded="false">{title}</button>'
-        f"<small>{escape(group.family)} · {escape(group.rule)}</small></td>"
+        f"<small>{about}</small></td>"
         f"{_num(group.uses)}{_num(group.files)}{cells}</tr>"
     )
 
@@ -704,7 +710,7 @@ def _work_table(report: Report) -> str:
     if not work:
         return f"<p>{escape(t('Nothing to port: every finding is portable on every target.'))}</p>"
     rows = "".join(_work_row(report, i, g) for i, g in enumerate(work[:TOP_ROWS]))
-    more = _show_all("work", len(work), TOP_ROWS, t("Show all {count} APIs and constructs", count=len(work)))
+    more = _show_all("work", len(work), TOP_ROWS, t("Show all {count} APIs and constructs", count=number(len(work))))
     caption = t(
         "Every CUDA API and construct with work on some target, heaviest first: its uses, and on each target the "
         "heaviest difficulty and the counterpart. Open one for its files, and a file for its lines. Click a heading "
@@ -724,7 +730,7 @@ def _show_all(kind: str, total: int, shown: int, label: str) -> str:
         return ""
     return (
         f'<p class="more"><button type="button" class="show-all" data-show-all="{kind}">{escape(label)}</button> '
-        f"{escape(t('({count} more)', count=total - shown))}</p>"
+        f"{escape(t('({count} more)', count=number(total - shown)))}</p>"
     )
 
 
@@ -743,7 +749,9 @@ def _file_row(report: Report, row: FileRow) -> str:
 
 def _files_table(report: Report, touched: list[FileRow], untouched: int) -> str:
     rows = "".join(_file_row(report, f) for f in touched[:TOP_FILES])
-    more = _show_all("files", len(touched), TOP_FILES, t("Show all {count} files with findings", count=len(touched)))
+    more = _show_all(
+        "files", len(touched), TOP_FILES, t("Show all {count} files with findings", count=number(len(touched)))
+    )
     caption = tn(
         "Files with findings, heaviest first (blocker · manual · mechanical per target, and the route the file "
         "takes there); {count} more file have none. Open a file for its lines. Click a heading to sort.",
@@ -765,9 +773,9 @@ def _dependency_section(report: Report) -> str:
     for area in report.areas:
         rows = []
         for dep in area.dependencies:
-            used = ", ".join(f"<code>{escape(name)}</code> {count}" for name, count in dep.apis.most_common(5))
+            used = ", ".join(f"<code>{escape(name)}</code> {number(count)}" for name, count in dep.apis.most_common(5))
             if len(dep.apis) > 5:
-                used = _h(N_("{names} (+{count} more)"), names=used, count=str(len(dep.apis) - 5))
+                used = _h(N_("{names} (+{count} more)"), names=used, count=number(len(dep.apis) - 5))
             cells = "".join(_availability_words_cell(dep.targets[n], n) for n in names)
             rows.append(
                 f'<tr data-rule="{escape(dep.rule)}"><td data-value="{escape(dep.family)}">'
@@ -796,8 +804,8 @@ def _dependency_section(report: Report) -> str:
         ]
         caption = t(
             "The {count} most used of {total} CUDA names, by difficulty on each target.",
-            count=len(top),
-            total=len(apis),
+            count=number(len(top)),
+            total=number(len(apis)),
         )
         chart = (
             f"<figure>{stacked_bars('chart-apis', t('Most used CUDA APIs'), groups)}"
@@ -813,8 +821,8 @@ def _dependency_section(report: Report) -> str:
 def _availability_words_cell(availability: Availability, target: str) -> str:
     status = availability.status
     return (
-        f'<td class="status-{status}" data-target="{escape(target)}" data-status="{status}" '
-        f'data-value="{status}">{inline(availability_words(availability))}</td>'
+        f'<td class="status-{availability.reads}" data-target="{escape(target)}" data-status="{status}" '
+        f'data-reads="{availability.reads}" data-value="{status}">{inline(availability_words(availability))}</td>'
     )
 
 
@@ -864,7 +872,7 @@ def _api_table(report: Report, apis: list[ApiUse]) -> str:
         f"{_heading(0, t('name'), 'text')}{_heading(1, t('family'), 'text')}"
         f"{_heading(2, t('uses'), 'number', 'num')}{_heading(3, t('files'), 'number', 'num')}"
         f"{_target_headings(report, 4)}</tr></thead><tbody>{rows}</tbody></table></div>"
-        f"{_show_all('apis', len(apis), TOP_ROWS, t('Show all {count} CUDA names', count=len(apis)))}"
+        f"{_show_all('apis', len(apis), TOP_ROWS, t('Show all {count} CUDA names', count=number(len(apis))))}"
     )
 
 
@@ -956,9 +964,9 @@ def _details_section(report: Report) -> str:
             for p in listed[:TOP_PROBLEMS]
         )
         if len(listed) > TOP_PROBLEMS:
-            more = t("…and {count} more (the JSON report lists them all)", count=len(listed) - TOP_PROBLEMS)
+            more = t("…and {count} more (the JSON report lists them all)", count=number(len(listed) - TOP_PROBLEMS))
             entries += f"<li>{escape(more)}</li>"
-        problems += f"<h3>{escape(t(title))} ({len(listed)})</h3><ul>{entries}</ul>"
+        problems += f"<h3>{escape(t(title))} ({number(len(listed))})</h3><ul>{entries}</ul>"
     return f'<section id="details"><h2>{escape(t("Scan details"))}</h2><ul>{"".join(items)}</ul>{problems}</section>'
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 
-from ..i18n import N_, t, tn
+from ..i18n import N_, t
 from ..knowledge.effort import WORK, Hours
 from ..model.findings import Difficulty
 from ..model.words import difficulty_word
@@ -29,17 +29,19 @@ from .phrases import (
     availability_words,
     cheapest_sentence,
     languages_text,
+    names_text,
     per_1000_lines,
     route_words,
+    scanned_text,
     share_text,
-    status_name,
+    status_text,
     tally_text,
     work_title,
 )
 from .routes import dual_stack_note
 from .tally import DIFFICULTIES
 from .verdict import RANKING_RULE, days_range, days_text, scale_meanings
-from .words import clauses, unit_name
+from .words import clauses, number, tn, unit_name
 
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
@@ -82,7 +84,7 @@ def _more(shown: int, total: int, what: str) -> list[str]:
     rest = total - shown
     if rest <= 0:
         return []
-    return ["", t(what, count=rest)]
+    return ["", t(what, count=number(rest))]
 
 
 def render_markdown(report: Report) -> str:
@@ -108,25 +110,22 @@ def _header(report: Report) -> list[str]:
         f"**{text(n.label)}** ({text(n.described)})" if n.described else f"**{text(n.label)}**" for n in report.targets
     )
     scanned = {
-        "files": report.files_scanned,
-        "lines": report.lines_scanned,
+        "scanned": scanned_text(report),
         "languages": text(languages_text(report)),
-        "skipped": len(report.skipped),
-        "errors": len(report.errors),
+        "skipped": number(len(report.skipped)),
+        "errors": number(len(report.errors)),
     }
     if report.excluded:
         counts = t(
-            "Scanned {files} files, {lines} lines ({languages}); {skipped} skipped, {errors} with errors; {count} "
-            "directories with sources excluded (see Scan details).",
-            count=len(report.excluded),
+            "Scanned {scanned} ({languages}); {skipped} skipped, {errors} with errors; {count} directories with "
+            "sources excluded (see Scan details).",
+            count=number(len(report.excluded)),
             **scanned,
         )
     else:
-        counts = t(
-            "Scanned {files} files, {lines} lines ({languages}); {skipped} skipped, {errors} with errors.", **scanned
-        )
+        counts = t("Scanned {scanned} ({languages}); {skipped} skipped, {errors} with errors.", **scanned)
     return [
-        t("# CUDA migration assessment: {paths}", paths=", ".join(code(p) for p in report.paths)),
+        t("# CUDA migration assessment: {project}", project=code(report.name)),
         "",
         t(
             "Generated {when} by cudaport {version} for {targets}.",
@@ -150,7 +149,7 @@ def _summary(report: Report) -> list[str]:
         [t("route"), *[text(route_words(report, s)) for s in summaries]],
     ]
     if len(names) > 1:
-        rows.append([t("rank"), *[str(report.ranking.index(n) + 1) for n in names]])
+        rows.append([t("rank"), *[number(report.ranking.index(n) + 1) for n in names]])
     for difficulty, words in FILE_ROWS:
         rows.append([text(t(words)), *[share_text(s.files[difficulty], s.files.total) for s in summaries]])
     for difficulty in DIFFICULTIES:
@@ -160,11 +159,11 @@ def _summary(report: Report) -> list[str]:
                 *[share_text(s.findings[difficulty], s.findings.total) for s in summaries],
             ]
         )
-    rows.append([t("findings in all"), *[str(s.findings.total) for s in summaries]])
+    rows.append([t("findings in all"), *[number(s.findings.total) for s in summaries]])
     rows.append(
         [t("files that need a person"), *[share_text(s.files_needing_person, s.files.total) for s in summaries]]
     )
-    rows.append([t("fixable by {command}", command=code("cudaport fix")), *[str(s.fixable) for s in summaries]])
+    rows.append([t("fixable by {command}", command=code("cudaport fix")), *[number(s.fixable) for s in summaries]])
     out += _table(["", *_labels(report)], rows, set(range(1, len(names) + 1)))
     out += ["", t("A file counts under its heaviest finding; the four file rows add up to every file scanned."), ""]
     for summary in summaries:
@@ -196,14 +195,14 @@ def _summary(report: Report) -> list[str]:
         out.append(
             t(
                 "Top dependencies ({count} of {total}; all under What the code depends on):",
-                count=len(top),
-                total=len(report.dependencies),
+                count=number(len(top)),
+                total=number(len(report.dependencies)),
             )
         )
         out.append("")
         rows = [
-            [f"{text(d.family)} ({d.rule})", str(d.uses), str(d.files)]
-            + [text(status_name(d.targets[n].status)) for n in names]
+            [f"{text(d.family)} ({d.rule})", number(d.uses), number(d.files)]
+            + [text(status_text(d.targets[n])) for n in names]
             for d in top
         ]
         out += _table([t("library or API family"), t("uses"), t("files"), *_labels(report)], rows, {1, 2})
@@ -231,14 +230,14 @@ def _effort(report: Report) -> list[str]:
         cells = []
         for n in names:
             total = report.summaries[n].effort.kinds[kind.name]
-            cells.append(f"{days_range(model.days(total.hours))} ({total.findings})" if total.findings else "—")
+            cells.append(f"{days_range(model.days(total.hours))} ({number(total.findings)})" if total.findings else "—")
         rows.append([text(t(kind.name)), *cells])
     rows.append(
         [
             t("building and testing the files"),
             *[
-                f"{days_range(model.days(report.summaries[n].effort.file_hours))} ({report.summaries[n].effort.files})"
-                for n in names
+                f"{days_range(model.days(effort.file_hours))} ({number(effort.files)})"
+                for effort in (report.summaries[n].effort for n in names)
             ],
         ]
     )
@@ -324,14 +323,14 @@ def _routes(report: Report) -> list[str]:
                     parts.append(
                         t(
                             "the dual-stack fix covers {covered} of their findings, {remaining} remain for a person",
-                            covered=share.coverage.covered,
-                            remaining=share.coverage.remaining,
+                            covered=number(share.coverage.covered),
+                            remaining=number(share.coverage.remaining),
                         )
                     )
             shown = share.files[:TOP_ROUTE_FILES]
             listed = ", ".join(code(label) for label, _ in shown)
             if len(share.files) > len(shown):
-                listed = t("{listed} and {count} more", listed=listed, count=len(share.files) - len(shown))
+                listed = t("{listed} and {count} more", listed=listed, count=number(len(share.files) - len(shown)))
             out.append(t("{label}: {text}", label=clauses(parts), text=listed))
         out.append("")
     return out
@@ -350,7 +349,7 @@ def _work(report: Report) -> list[str]:
     out += [t("### By folder"), ""]
     shown = _folder_rows(report.folders)
     rows = [
-        [code(f.path or "."), str(f.files), str(f.lines)]
+        [code(f.path or "."), number(f.files), number(f.lines)]
         + [tally_text(f.findings[n]) for n in names]
         + [days_range(report.effort.days(f.effort[n])) for n in names]
         for f in shown
@@ -379,10 +378,14 @@ def _work(report: Report) -> list[str]:
             for n in names
         )
         out.append(f"  {cells}")
+        if group.declarations:
+            out.append(f"  {text(names_text(group, 5))}")
         if examples.get(group.key):
-            listed = ", ".join(f"{code(path)} ({count})" for path, count in examples[group.key])
+            listed = ", ".join(f"{code(path)} ({number(count)})" for path, count in examples[group.key])
             if group.files > len(examples[group.key]):
-                listed = t("{listed} and {count} more", listed=listed, count=group.files - len(examples[group.key]))
+                listed = t(
+                    "{listed} and {count} more", listed=listed, count=number(group.files - len(examples[group.key]))
+                )
             out.append("  " + t("in {files}", files=listed))
     out += _more(
         len(work),
@@ -397,7 +400,9 @@ def _work(report: Report) -> list[str]:
     out += [t("### By file"), ""]
     touched = [f for f in report.files if any(f.findings[n].total for n in names)]
     rows = [
-        [code(f.path), str(f.lines)] + [tally_text(f.findings[n]) for n in names] + [f.route[n] or "—" for n in names]
+        [code(f.path), number(f.lines)]
+        + [tally_text(f.findings[n]) for n in names]
+        + [f.route[n] or "—" for n in names]
         for f in touched[:TOP_FILES]
     ]
     out += _table(
@@ -456,7 +461,7 @@ def _dependencies(report: Report) -> list[str]:
     labels = _labels(report)
     out = [t("## What the code depends on"), ""]
     area_rows = [
-        [text(t(area.name)), str(area.uses), str(area.files)] + [tally_text(area.targets[n]) for n in names]
+        [text(t(area.name)), number(area.uses), number(area.files)] + [tally_text(area.targets[n]) for n in names]
         for area in report.areas
     ]
     out += [t("By area (findings per target: {order}):", order=t(TALLY_ORDER)), ""]
@@ -466,12 +471,12 @@ def _dependencies(report: Report) -> list[str]:
         out += ["", f"### {text(shown[:1].upper() + shown[1:])}", "", text(t("{about}.", about=area.about)), ""]
         dep_rows = []
         for dep in area.dependencies:
-            used = ", ".join(f"{code(name)} {count}" for name, count in dep.apis.most_common(4))
+            used = ", ".join(f"{code(name)} {number(count)}" for name, count in dep.apis.most_common(4))
             more = len(dep.apis) - 4
             if more > 0:
-                used = t("{names} (+{count} more)", names=used, count=more)
+                used = t("{names} (+{count} more)", names=used, count=number(more))
             dep_rows.append(
-                [f"{text(dep.family)} ({dep.rule})", str(dep.uses), str(dep.files), used]
+                [f"{text(dep.family)} ({dep.rule})", number(dep.uses), number(dep.files), used]
                 + [text(availability_words(dep.targets[n])) for n in names]
             )
         out += _table(
@@ -488,9 +493,16 @@ def _dependencies(report: Report) -> list[str]:
     out.append("")
     apis = report.api_names()
     if apis:
-        out += [t("### Most used APIs (top {count} of {total})", count=min(TOP_APIS, len(apis)), total=len(apis)), ""]
+        out += [
+            t(
+                "### Most used APIs (top {count} of {total})",
+                count=number(min(TOP_APIS, len(apis))),
+                total=number(len(apis)),
+            ),
+            "",
+        ]
         api_rows = [
-            [code(a.symbol), f"{text(a.family)} ({a.rule})", str(a.uses), str(a.files)]
+            [code(a.symbol), f"{text(a.family)} ({a.rule})", number(a.uses), number(a.files)]
             + [text(_availability_short(a.targets[n])) for n in names]
             for a in apis[:TOP_APIS]
         ]
@@ -549,12 +561,12 @@ def _details(report: Report) -> list[str]:
     ):
         if not problems:
             continue
-        out.append(f"- {t(title)} ({len(problems)}):")
+        out.append(f"- {t(title)} ({number(len(problems))}):")
         for p in problems[:TOP_PROBLEMS]:
             where = f" ({text(report.label(p.target))})" if with_target and p.target else ""
             out.append("  - " + t("{path}: {reason}", path=f"{code(p.path)}{where}", reason=text(p.reason)))
         if len(problems) > TOP_PROBLEMS:
-            more = t("…and {count} more (the JSON report lists them all)", count=len(problems) - TOP_PROBLEMS)
+            more = t("…and {count} more (the JSON report lists them all)", count=number(len(problems) - TOP_PROBLEMS))
             out.append(f"  - {more}")
     out.append("")
     return out

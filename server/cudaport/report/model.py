@@ -11,10 +11,10 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import PurePath
+from pathlib import Path, PurePath
 
 from .. import __version__
-from ..i18n import t
+from ..i18n import N_, english, t
 from ..knowledge.effort import EffortModel, Hours, load_model
 from ..knowledge.ruleset import OTHER_AREA, RuleSet
 from ..model.findings import Difficulty
@@ -37,17 +37,29 @@ from .routes import (
 from .rows import FileRow
 from .store import FindingStore
 from .tally import Tally, combined_weight
-from .verdict import LANGUAGE_WORDS, Scale, judge, rank, ranking_key
-from .words import clauses
+from .verdict import Scale, judge, rank, ranking_key
+from .words import clauses, listing
 
-LANGUAGE_NAMES = LANGUAGE_WORDS
 # Findings of these kinds are constructs matched by their shape (a literal 32, an `asm` block) or the user's own
 # kernels and launches, not API names: they count under their family, never in the list of APIs.
 PATTERN_KINDS = frozenset({"warp", "inline_asm", "kernel", "launch"})
-
-
-def language_name(language: str) -> str:
-    return LANGUAGE_NAMES.get(language, language)
+# Below this share of uses with a counterpart, a library that is partly available reads as having none, its few
+# uses with one named as the exceptions.
+PARTIAL_FLOOR = 0.05
+# Names that a program declares with, not calls (types and their fields, enum values and macros, headers and
+# namespaces: the analyzers' kinds of finding), by what the work list calls them: each library's own are one row of
+# it, beside the calls that use them. The order is the one a row's title lists them in.
+DECLARATION_KINDS = {
+    "type": N_("types"),
+    "member": N_("types"),
+    "enum_value": N_("constants"),
+    "define": N_("constants"),
+    "guard": N_("constants"),
+    "header": N_("headers"),
+    "include": N_("headers"),
+    "namespace": N_("namespaces"),
+}
+_DECLARATION_ORDER = tuple(dict.fromkeys(DECLARATION_KINDS.values()))
 
 
 @dataclass(frozen=True)
@@ -98,6 +110,9 @@ class Availability:
     uses: Tally
     replacements: Counter[str]  # counterpart names offered, most common first
     instead: str  # what to use instead, in words (from the rule data), when there is no name-for-name counterpart
+    # the names used, by how many of their uses have a counterpart and how many have none
+    covered: Counter[str] = field(default_factory=Counter)
+    blocked: Counter[str] = field(default_factory=Counter)
 
     @property
     def status(self) -> str:
@@ -117,6 +132,36 @@ class Availability:
     @property
     def with_counterpart(self) -> int:
         return self.uses.total - self.uses[Difficulty.BLOCKER]
+
+    @property
+    def share(self) -> float:
+        """The share of the uses that have a counterpart."""
+        return self.with_counterpart / self.uses.total if self.uses.total else 0.0
+
+    @property
+    def reads(self) -> str:
+        """The status as the report's words give it: a partial one where under PARTIAL_FLOOR of the uses have a
+        counterpart reads as none (with those uses named as the exceptions), so that 8 of 1,121 is not "partial"."""
+        status = self.status
+        return "none" if status == "partial" and self.share < PARTIAL_FLOOR else status
+
+    @property
+    def exceptions(self) -> Counter[str]:
+        """The names a partial status names: with a counterpart where it reads as none, else those without one."""
+        if self.status != "partial":
+            return Counter()
+        return self.covered if self.reads == "none" else self.blocked
+
+    @classmethod
+    def of(cls, members: Iterable[Availability], instead: str) -> Availability:
+        """The availability of several names (a library, a row of the work list) from each one's."""
+        merged = cls(Tally(), Counter(), instead)
+        for one in members:
+            merged.uses.merge(one.uses)
+            merged.replacements.update(one.replacements)
+            merged.covered.update(one.covered)
+            merged.blocked.update(one.blocked)
+        return merged
 
 
 @dataclass
@@ -160,12 +205,18 @@ class ApiUse:
     targets: dict[str, Availability]
     index: int = -1  # the group id its findings carry in the store
     pattern: bool = False
+    kind: str = ""  # what the analyzer found it as: function, type, enum_value, header, ...
+
+    @property
+    def declaration(self) -> bool:
+        return not self.pattern and self.kind in DECLARATION_KINDS
 
 
 @dataclass
 class WorkGroup:
-    """The report's unit of work: an API (`cudaMalloc` — 412 uses in 96 files) or a construct family (warp-size
-    arithmetic), with what it means on each target. `members` are the store's group ids it covers."""
+    """The report's unit of work: an API (`cudaMalloc` — 412 uses in 96 files), a library's declarations (NPP's
+    types and constants — 700 uses of 48 names), or a construct family (warp-size arithmetic), with what it means
+    on each target. `members` are the store's group ids it covers, `symbols` its names, most used first."""
 
     key: str
     title: str
@@ -176,6 +227,13 @@ class WorkGroup:
     targets: dict[str, Availability]
     members: tuple[int, ...]
     pattern: bool
+    declarations: bool = False
+    symbols: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> int:
+        """How many names the row stands for."""
+        return len(self.symbols)
 
     def weight(self) -> tuple[int, ...]:
         return combined_weight(a.uses for a in self.targets.values())
@@ -193,6 +251,7 @@ class Report:
     tool_version: str
     generated: str
     paths: list[str]
+    name: str  # what the report calls the project: the folders' own names ("cuda-samples" for `report .`)
     targets: list[TargetInfo]
     settings: Settings
     files_scanned: int
@@ -244,6 +303,15 @@ class _Group:
     tallies: dict[str, Tally]
     replacements: dict[str, Counter[str]]
     files: int = 0
+    kind: str = ""
+
+    @property
+    def bucket(self) -> str:
+        """The row of the work list it shares with others of its rule: "construct", "declarations", or "" for a
+        name that is a row of its own (one declared name alone keeps its own: see _work_groups)."""
+        if self.pattern:
+            return "construct"
+        return "declarations" if self.kind in DECLARATION_KINDS else ""
 
 
 class ReportBuilder:
@@ -258,10 +326,12 @@ class ReportBuilder:
         paths: Sequence[str],
         generated: str | None = None,
         dual_stack: DualStackCovers | None = covered_by_dual_stack_fix,
+        name: str | None = None,
     ) -> None:
         self.ruleset = ruleset
         self.settings = settings
         self.paths = list(paths)
+        self.name = name or project_name(self.paths)
         self.generated = generated
         self.targets = [_target_info(ruleset, name) for name in dict.fromkeys(targets)]
         self.names = [t.name for t in self.targets]
@@ -282,7 +352,7 @@ class ReportBuilder:
         self._groups: list[_Group] = []
         self._rule_files: Counter[str] = Counter()
         self._area_files: Counter[str] = Counter()
-        self._construct_files: Counter[str] = Counter()  # files with a construct of each rule
+        self._bucket_files: Counter[tuple[str, str]] = Counter()  # files with a construct or declaration of a rule
         self._fixable = dict.fromkeys(self.names, 0)
 
     def skip(self, label: str, reason: str) -> None:
@@ -302,7 +372,8 @@ class ReportBuilder:
             self.skip(first.path, first.skipped)
             return
         errors = {r.target: r.error for r in results if r.error}
-        self.add_file(first.path, first.language, first.lines, {r.target: r.diagnostics for r in results}, errors)
+        diagnostics = {r.target: r.diagnostics for r in results}
+        self.add_file(first.path, first.language, first.lines, diagnostics, errors, first.source_lines)
 
     def add_file(
         self,
@@ -311,9 +382,11 @@ class ReportBuilder:
         lines: int,
         diagnostics: Mapping[str, Sequence[Diagnostic]],
         errors: Mapping[str, str] | None = None,
+        texts: Mapping[int, str] | None = None,
     ) -> None:
-        """One analysed file: its findings per target (in `check`'s order) and the targets whose analysis failed.
-        The findings are stored compactly and counted; nothing else of them is kept."""
+        """One analysed file: its findings per target (in `check`'s order), the targets whose analysis failed and
+        the text of its lines with findings (by line number). The findings are stored compactly and counted;
+        nothing else of them is kept."""
         for target in self.names:
             if errors and target in errors:
                 self.errors.append(Problem(label, errors[target], target))
@@ -351,14 +424,15 @@ class ReportBuilder:
             self._groups[group].files += 1
         rules = {self._groups[g].rule for g in groups_here}
         self._rule_files.update(rules)
-        self._construct_files.update({self._groups[g].rule for g in groups_here if self._groups[g].pattern})
+        self._bucket_files.update({(self._groups[g].rule, self._groups[g].bucket) for g in groups_here})
         self._area_files.update({_area(self.ruleset, rule) for rule in rules})
         if group_of:
-            row.stored = self.store.add_file(label, per_target, group_of, costs)
+            row.stored = self.store.add_file(label, per_target, group_of, costs, texts or {})
         self.files.append(row)
 
     def _group(self, diag: Diagnostic) -> int:
-        pattern = diag.finding.data.get("kind") in PATTERN_KINDS
+        kind = diag.finding.data.get("kind", "")
+        pattern = kind in PATTERN_KINDS
         key = (diag.finding.symbol, diag.rule)
         index = self._group_ids.get(key)
         if index is None:
@@ -371,6 +445,7 @@ class ReportBuilder:
                     pattern,
                     {t: Tally() for t in self.names},
                     {t: Counter() for t in self.names},
+                    kind=kind,
                 )
             )
         return index
@@ -407,6 +482,7 @@ class ReportBuilder:
             tool_version=__version__,
             generated=self.generated or _now(),
             paths=self.paths,
+            name=self.name,
             targets=self.targets,
             settings=self.settings,
             files_scanned=len(self.files),
@@ -423,7 +499,7 @@ class ReportBuilder:
             files=sorted(self.files, key=lambda r: (_descending(r.weight()), r.path)),
             dependencies=dependencies,
             apis=apis,
-            work=_work_groups(apis, self.ruleset, self._construct_files),
+            work=_work_groups(apis, self.ruleset, self._bucket_files),
             checks=checks,
             store=self.store,
             effort=self.model,
@@ -459,7 +535,6 @@ class ReportBuilder:
             name,
             info.label,
             lambda code: _family(self.ruleset, code),
-            lambda code: _rule_name(self.ruleset, code),
         )
         return TargetSummary(
             target=info,
@@ -485,9 +560,10 @@ class ReportBuilder:
             family=_family(self.ruleset, group.rule),
             uses=max(tally.total for tally in group.tallies.values()),
             files=group.files,
-            targets={n: Availability(group.tallies[n], group.replacements[n], instead[n]) for n in self.names},
+            targets={n: _availability(group, n, instead[n]) for n in self.names},
             index=index,
             pattern=group.pattern,
+            kind=group.kind,
         )
 
     def _dependencies(self, apis: list[ApiUse]) -> list[Dependency]:
@@ -497,15 +573,13 @@ class ReportBuilder:
         out = []
         for code, members in by_rule.items():
             rule = self.ruleset.rules.get(code)
-            targets = {}
-            for target in self.names:
-                tally, replacements = Tally(), Counter[str]()
-                for api in members:
-                    tally.merge(api.targets[target].uses)
-                    replacements.update(api.targets[target].replacements)
-                targets[target] = Availability(
-                    tally, replacements, _shown(rule.counterparts.get(target, "")) if rule else ""
+            targets = {
+                target: Availability.of(
+                    (api.targets[target] for api in members),
+                    _shown(rule.counterparts.get(target, "")) if rule else "",
                 )
+                for target in self.names
+            }
             out.append(
                 Dependency(
                     rule=code,
@@ -549,55 +623,98 @@ class ReportBuilder:
         return out
 
 
-def _work_groups(apis: list[ApiUse], ruleset: RuleSet, construct_files: Counter[str]) -> list[WorkGroup]:
-    """API names each on their own; constructs found by their shape (and the project's kernels) one per rule."""
+def _availability(group: _Group, target: str, instead: str) -> Availability:
+    tally = group.tallies[target]
+    blocked = tally[Difficulty.BLOCKER]
+    covered = Counter({group.symbol: tally.total - blocked} if tally.total > blocked else {})
+    return Availability(
+        tally, group.replacements[target], instead, covered, Counter({group.symbol: blocked}) if blocked else Counter()
+    )
+
+
+def _work_groups(apis: list[ApiUse], ruleset: RuleSet, bucket_files: Counter[tuple[str, str]]) -> list[WorkGroup]:
+    """API names each on their own; constructs found by their shape (and the project's kernels) one row per rule;
+    a rule's declarations (types, constants, headers) one row per rule where there are several, so that the list
+    reads as the calls to port and, beside them, each library's declarations."""
     out: list[WorkGroup] = []
     english: dict[str, str] = {}  # a group's title in English: ties are ordered the same in every language
-    constructs: dict[str, list[ApiUse]] = defaultdict(list)
+    shared: dict[tuple[str, str], list[ApiUse]] = defaultdict(list)
     for api in apis:
         if api.pattern:
-            constructs[api.rule].append(api)
+            shared[api.rule, "construct"].append(api)
+        elif api.declaration:
+            shared[api.rule, "declarations"].append(api)
         else:
-            out.append(
-                WorkGroup(
-                    f"{api.rule}:{api.symbol}",
-                    api.symbol,
-                    api.rule,
-                    api.family,
-                    api.uses,
-                    api.files,
-                    api.targets,
-                    (api.index,),
-                    False,
-                )
-            )
-    for code, members in constructs.items():
+            out.append(_name_group(api))
+    for (code, bucket), members in shared.items():
+        if bucket == "declarations" and len(members) == 1:
+            out.append(_name_group(members[0]))  # one declared name is a row of its own, by its name
+            continue
+        members.sort(key=lambda a: (-a.uses, a.symbol))
         rule = ruleset.rules.get(code)
-        english[code] = rule.summary if rule else code
-        names = list(members[0].targets)
-        targets = {}
-        for target in names:
-            tally, replacements = Tally(), Counter[str]()
-            for api in members:
-                tally.merge(api.targets[target].uses)
-                replacements.update(api.targets[target].replacements)
-            targets[target] = Availability(tally, replacements, members[0].targets[target].instead)
+        if bucket == "construct":
+            title = _shown(rule.summary) if rule else code
+            english[code] = rule.summary if rule else code
+        else:
+            title, english[f"{code}:{bucket}"] = _declarations_title(ruleset, code, members)
+        targets = {
+            target: Availability.of((api.targets[target] for api in members), members[0].targets[target].instead)
+            for target in members[0].targets
+        }
         out.append(
             WorkGroup(
-                code,
-                _shown(rule.summary) if rule else code,
+                code if bucket == "construct" else f"{code}:{bucket}",
+                title,
                 code,
                 _family(ruleset, code),
                 max(a.uses.total for a in targets.values()),
-                construct_files[code],
+                bucket_files[code, bucket],
                 targets,
                 tuple(api.index for api in members),
-                True,
+                bucket == "construct",
+                declarations=bucket == "declarations",
+                symbols=tuple(api.symbol for api in members),
             )
         )
     busy = [g for g in out if any(a.uses.at_least(Difficulty.MECHANICAL) for a in g.targets.values())]
     busy.sort(key=lambda g: (_descending(g.weight()), -g.uses, english.get(g.key, g.title), g.rule))
     return busy
+
+
+def _name_group(api: ApiUse) -> WorkGroup:
+    return WorkGroup(
+        f"{api.rule}:{api.symbol}",
+        api.symbol,
+        api.rule,
+        api.family,
+        api.uses,
+        api.files,
+        api.targets,
+        (api.index,),
+        False,
+        symbols=(api.symbol,),
+    )
+
+
+def _declarations_title(ruleset: RuleSet, code: str, members: list[ApiUse]) -> tuple[str, str]:
+    """'NPP: types and constants', in the active language and in English: the rule's family and what its names
+    are, in DECLARATION_KINDS' order."""
+    present = {DECLARATION_KINDS[api.kind] for api in members}
+    what = [word for word in _DECLARATION_ORDER if word in present]
+    rule = ruleset.rules.get(code)
+    family = (rule.family or rule.subject or rule.name) if rule else code
+    shown = t("{family}: {what}", family=_family(ruleset, code), what=listing(t(word) for word in what))
+    return shown, english("{family}: {what}", family=family, what=", ".join(what))
+
+
+def project_name(paths: Sequence[str]) -> str:
+    """The project as a person names it: each path's own name once it is resolved (`.` is the folder it stands
+    for), the names of several paths joined; a path with no name of its own (the root) as it was given."""
+    names = []
+    for given in paths:
+        resolved = Path(given).resolve()
+        names.append(resolved.name or given)
+    return ", ".join(dict.fromkeys(names)) or "."
 
 
 def _target_info(ruleset: RuleSet, name: str) -> TargetInfo:
@@ -624,19 +741,16 @@ def _area(ruleset: RuleSet, code: str) -> str:
 
 
 def _family(ruleset: RuleSet, code: str) -> str:
+    """A rule's library or API family as the report names it (its `family`, else its subject), in the active
+    language: the rule data's words through the catalogue, never its kebab-case id."""
     rule = ruleset.rules.get(code)
-    return _shown(rule.subject or rule.name) if rule is not None else code
+    return _shown(rule.family or rule.subject or rule.name) if rule is not None else code
 
 
 def _shown(text: str) -> str:
     """Prose from the rule data (a summary, a platform, what to use instead) in the active language; the rule
     data keeps its English, and the catalogues translate what its owners declare."""
     return t(text) if text else text
-
-
-def _rule_name(ruleset: RuleSet, code: str) -> str:
-    rule = ruleset.rules.get(code)
-    return rule.name.replace("-", " ") if rule is not None else code
 
 
 def _now() -> str:

@@ -3,11 +3,12 @@ active language (`i18n`): each sentence is one template whose fields a translati
 
 from __future__ import annotations
 
-from ..i18n import N_, t, tn
+from ..i18n import N_, t
 from ..model.findings import Difficulty
-from .model import Availability, Report, TargetSummary, WorkGroup, language_name
+from .model import Availability, Report, TargetSummary, WorkGroup
 from .tally import Tally, percent
 from .verdict import days_range, days_text
+from .words import language_name, number, tn
 
 STATUS_WORDS = {
     "drop-in": N_("drop-in"),
@@ -47,25 +48,48 @@ def status_name(status: str) -> str:
     return t(STATUS_NAMES[status])
 
 
+def status_text(availability: Availability) -> str:
+    """The status as a table cell says it, a partial one with its share: 'partial: 241 of 271 uses have one',
+    'none but 8 of 1,121 uses' (under PARTIAL_FLOOR), else 'drop-in', 'adapt', 'none'."""
+    if availability.status != "partial":
+        return status_name(availability.status)
+    count, total = number(availability.with_counterpart), number(availability.uses.total)
+    if availability.reads == "none":
+        return t("none but {count} of {total} uses", count=count, total=total)
+    return t("partial: {count} of {total} uses have one", count=count, total=total)
+
+
 def counterpart_names(availability: Availability, limit: int = 3) -> str:
     names = [name for name, _ in availability.replacements.most_common(limit)]
-    more = len(availability.replacements) - len(names)
+    return _more(names, len(availability.replacements))
+
+
+def _more(names: list[str], total: int) -> str:
+    """'`a`, `b`, `c` (+4 more)'."""
     listed = ", ".join(f"`{name}`" for name in names)
-    return t("{names} (+{count} more)", names=listed, count=more) if more > 0 else listed
+    more = total - len(names)
+    return t("{names} (+{count} more)", names=listed, count=number(more)) if more > 0 else listed
 
 
 def availability_words(availability: Availability) -> str:
-    """'drop-in → hipMalloc, hipFree' / 'partly: 3 of 5 uses have one; use MIGraphX' / 'no counterpart: ...'."""
+    """'drop-in → hipMalloc, hipFree' / 'partly: 3 of 5 uses have a counterpart; none for `cufftXtMalloc`; use
+    ...' / 'no counterpart but 8 of 1,121 uses (`nppGetGpuName`); use ...' / 'no counterpart; use ...'."""
     status = availability.status
     words = t(STATUS_WORDS[status])
-    if status == "partial":
+    exceptions = availability.exceptions
+    named = _more([name for name, _ in exceptions.most_common(3)], len(exceptions))
+    count, total = number(availability.with_counterpart), number(availability.uses.total)
+    if status == "partial" and availability.reads == "none":
+        words = t("no counterpart but {count} of {total} uses ({names})", count=count, total=total, names=named)
+    elif status == "partial":
         words = t(
-            "partly: {count} of {total} uses have one",
-            count=availability.with_counterpart,
-            total=availability.uses.total,
+            "partly: {count} of {total} uses have a counterpart; none for {names}",
+            count=count,
+            total=total,
+            names=named,
         )
     names = counterpart_names(availability)
-    if names and status != "none":
+    if names and availability.reads != "none":
         words += f" → {names}"
     if availability.instead and status != "drop-in":
         words = t("{words}; use {instead}", words=words, instead=availability.instead)
@@ -73,12 +97,12 @@ def availability_words(availability: Availability) -> str:
 
 
 def share_text(part: int, whole: int) -> str:
-    return f"{part} ({percent(part, whole)})"
+    return f"{number(part)} ({percent(part, whole)})"
 
 
 def tally_text(tally: Tally) -> str:
     """'2 / 5 / 10 / 3' in the order blocker / manual / mechanical / portable."""
-    return " / ".join(str(tally[d]) for d in reversed(tuple(Difficulty)))
+    return " / ".join(number(tally[d]) for d in reversed(tuple(Difficulty)))
 
 
 TALLY_ORDER = N_("blocker / manual / mechanical / portable")
@@ -125,14 +149,23 @@ def route_words(report: Report, summary: TargetSummary) -> str:
 
 
 def work_title(group: WorkGroup) -> str:
-    """'`cudaMalloc` — 412 uses in 96 files' (a construct by its summary)."""
-    name = f"`{group.title}`" if not group.pattern else group.title
+    """'`cudaMalloc` — 412 uses in 96 files' (a construct or a library's declarations by its words)."""
+    name = group.title if group.pattern or group.declarations else f"`{group.title}`"
     return t(
         "{name} — {uses} in {files}",
         name=name,
         uses=tn("{count} use", "{count} uses", group.uses),
         files=tn("{count} file", "{count} files", group.files),
     )
+
+
+def names_text(group: WorkGroup, shown: int = 3) -> str:
+    """What a grouped row stands for: '48 names: `Npp8u`, `Npp32s`, `Npp32f` (+45 more)'."""
+    listed = ", ".join(f"`{name}`" for name in group.symbols[:shown])
+    more = group.names - shown
+    if more > 0:
+        listed = t("{names} (+{count} more)", names=listed, count=number(more))
+    return tn("{count} name: {names}", "{count} names: {names}", group.names, names=listed)
 
 
 def per_1000_lines(summary: TargetSummary) -> str:
@@ -149,4 +182,21 @@ FILE_ROWS = (
 
 
 def languages_text(report: Report) -> str:
-    return ", ".join(f"{language_name(k)} {v}" for k, v in sorted(report.languages.items())) or t("none")
+    """The files scanned by kind, most first, the first with its unit: 'C/C++/CUDA 748 files, CMake 215, JSON 3'."""
+    ranked = sorted(report.languages.items(), key=lambda item: (-item[1], item[0]))
+    parts = [
+        tn("{language} {count} file", "{language} {count} files", count, language=language_name(language))
+        if index == 0
+        else t("{language} {count}", language=language_name(language), count=number(count))
+        for index, (language, count) in enumerate(ranked)
+    ]
+    return t(", ").join(parts) or t("none")
+
+
+def scanned_text(report: Report) -> str:
+    """'248,892 lines in 1,536 files': what the scan read."""
+    return t(
+        "{lines} lines in {files}",
+        lines=number(report.lines_scanned),
+        files=tn("{count} file", "{count} files", report.files_scanned),
+    )

@@ -55,6 +55,7 @@ def _head(report: Report) -> list[tuple[str, Any]]:
         ("language", i18n.language()),
         ("generated", report.generated),
         ("paths", report.paths),
+        ("name", report.name),
         (
             "targets",
             [
@@ -186,6 +187,8 @@ def _work(w: WorkGroup) -> dict[str, Any]:
         "rule": w.rule,
         "family": w.family,
         "construct": w.pattern,
+        "declarations": w.declarations,
+        "symbols": list(w.symbols),
         "uses": w.uses,
         "files": w.files,
         "targets": {t: _availability(av) for t, av in w.targets.items()},
@@ -340,6 +343,9 @@ def _availability(availability: Availability) -> dict[str, Any]:
         "status": availability.status,
         "uses": availability.uses.as_dict(),
         "with_counterpart": availability.with_counterpart,
+        "share": round(availability.share, 4),
+        "reads": availability.reads,
+        "exceptions": dict(availability.exceptions.most_common()),
         "replacements": dict(availability.replacements.most_common()),
         "instead": availability.instead or None,
     }

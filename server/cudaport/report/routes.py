@@ -8,13 +8,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ..i18n import t, tn
+from ..i18n import t
 from ..knowledge.effort import NO_HOURS, EffortModel, Hours
 from ..knowledge.ruleset import RuleDataError, RuleSet
 from ..model.findings import Difficulty
 from ..model.results import Diagnostic
 from .effort import EffortMeter
-from .words import clauses
+from .words import clauses, number, tn
 
 TABLE = "routes"
 IDS = ("A", "B", "C")
@@ -189,10 +189,9 @@ def recommend(
     target: str,
     label: str,
     family: Callable[[str], str],
-    name: Callable[[str], str],
 ) -> RoutePlan:
     """The route whose files carry the most of the target's estimated effort (on a tie: B, then C, then A), and
-    why, in numbers. `family` and `name` say a rule's library and its own name in words."""
+    why, in numbers. `family` names a rule's library or API family in the active language."""
     for share in shares.values():
         share.files.sort(key=lambda item: (-item[1].high, item[0]))
     whole = total.middle or 1.0
@@ -212,7 +211,7 @@ def recommend(
         lead = t("{share} of the estimated effort", share=chosen_share)
     b, c, a = shares["B"], shares["C"], shares["A"]
     if chosen == "B":
-        device = [f"{name(rule)} ({count})" for rule, count in b.causes.most_common() if count]
+        device = [f"{family(rule)} ({number(count)})" for rule, count in b.causes.most_common() if count]
         what = (
             tn(
                 "{count} kernel and the device code around it",
@@ -258,7 +257,7 @@ def recommend(
             reasons.append(dual_stack_note(done, label))
         return RoutePlan("C", clauses(reasons), shares)
     findings = sum(a.causes.values())
-    used = [f"{name(rule)} ({count})" for rule, count in a.causes.most_common()]
+    used = [f"{family(rule)} ({number(count)})" for rule, count in a.causes.most_common()]
     why = t(
         "{lead} is in {files} whose CUDA dependencies all have a counterpart on {label} ({causes}): {renames} of "
         "their {findings} findings are renames `cudaport fix` applies, the rest are adapted by a person",
@@ -266,8 +265,8 @@ def recommend(
         files=_files(len(a.files)),
         label=label,
         causes=_first(used, 4),
-        renames=a.renames,
-        findings=findings,
+        renames=number(a.renames),
+        findings=number(findings),
     )
     return RoutePlan("A", why, shares)
 
@@ -287,7 +286,7 @@ def dual_stack_note(count: int, label: str) -> str:
 def _first(parts: list[str], count: int) -> str:
     listed = ", ".join(parts[:count])
     if len(parts) > count:
-        return t("{listed} and {count} more", listed=listed, count=len(parts) - count)
+        return t("{listed} and {count} more", listed=listed, count=number(len(parts) - count))
     return listed
 
 

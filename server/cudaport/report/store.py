@@ -53,6 +53,7 @@ class FindingStore:
         self._line, self._column, self._end_line, self._end_column = (array("l") for _ in range(4))
         self._rule, self._symbol, self._group = array("l"), array("l"), array("l")
         self._cell, self._cell_line = array("l"), array("l")  # notebook findings: 1-based cell and line, else 0
+        self._text = array("l")  # the text of the row's line (a string), ABSENT when the run did not give it
         self._difficulty = {t: array("b") for t in self.targets}
         self._message = {t: array("l") for t in self.targets}
         self._replacement = {t: array("l") for t in self.targets}  # ABSENT when there is none
@@ -69,9 +70,10 @@ class FindingStore:
         per_target: Mapping[str, Sequence[Diagnostic]],
         group: Mapping[int, int],
         effort: Mapping[str, Sequence[tuple[Kind, Hours] | None]],
+        texts: Mapping[int, str] | None = None,
     ) -> int:
         """Store one file's findings (`group` maps id(diagnostic) to its group, `effort` gives each target's
-        findings their kind and hours, in order); returns the file's index."""
+        findings their kind and hours, in order, `texts` the text of its lines); returns the file's index."""
         index = len(self.paths)
         self.paths.append(label)
         self._starts.append(len(self._line))
@@ -81,13 +83,14 @@ class FindingStore:
                 key = (diag.line, diag.column, diag.end_line, diag.end_column, diag.rule, diag.finding.symbol)
                 row = rows.get(key)
                 if row is None or self._difficulty[target][row] != ABSENT:
-                    row = self._new_row(diag, group[id(diag)])
+                    row = self._new_row(diag, group[id(diag)], (texts or {}).get(diag.line))
                     rows[key] = row
                 self._set(target, row, diag, cost)
         return index
 
-    def _new_row(self, diag: Diagnostic, group: int) -> int:
+    def _new_row(self, diag: Diagnostic, group: int, text: str | None = None) -> int:
         self._line.append(diag.line)
+        self._text.append(self.strings.add(text) if text is not None else ABSENT)
         self._column.append(diag.column)
         self._end_line.append(diag.end_line)
         self._end_column.append(diag.end_column)
@@ -179,10 +182,12 @@ class FindingStore:
                 }
 
     def compact_rows(self, file: int) -> Iterator[list[Any]]:
-        """A file's rows for the HTML's embedded details: [line, column, group, difficulties, messages], the
-        difficulties a string of one digit per target ('-' where absent), messages as string indexes."""
+        """A file's rows for the HTML's embedded details: [line, column, group, difficulties, messages, text], the
+        difficulties a string of one digit per target ('-' where absent), messages and the line's text as string
+        indexes (the text -1 where there is none)."""
         for r in self.sorted_rows(file):
             levels = "".join(
                 "-" if self._difficulty[t][r] == ABSENT else str(self._difficulty[t][r]) for t in self.targets
             )
-            yield [self._line[r], self._column[r], self._group[r], levels, [self._message[t][r] for t in self.targets]]
+            messages = [self._message[t][r] for t in self.targets]
+            yield [self._line[r], self._column[r], self._group[r], levels, messages, self._text[r]]

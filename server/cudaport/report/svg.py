@@ -16,6 +16,7 @@ from ..i18n import N_, t
 from ..model.findings import Difficulty
 from ..model.words import difficulty_word
 from .tally import DIFFICULTIES, Tally
+from .words import number
 
 COLORS = {
     Difficulty.PORTABLE: "#9aa5b1",
@@ -75,10 +76,13 @@ def text_width(text: str, font: float) -> float:
     return width * font
 
 
+_SLACK = 1e-6  # px: a width summed in another order is the same width
+
+
 def fit(text: str, room: float, font: float) -> str:
     """`text`, abbreviated until it fits in `room` px: a path keeps its first folder and as much of its end as
     fits (`Samples/…/simpleCUFFT`), anything else keeps its start."""
-    if text_width(text, font) <= room:
+    if text_width(text, font) <= room + _SLACK:
         return text
     parts = text.split("/")
     if len(parts) > 2:
@@ -100,11 +104,15 @@ def stacked_bars(chart_id: str, title: str, groups: Sequence[Group], share: bool
     """A horizontal bar per entry of each group, its segments the counts per difficulty. With `share`, every bar
     spans the full width (shares of its own total); otherwise bars share one scale (the largest total)."""
     many = any(len(g.bars) > 1 for g in groups)
-    group_column = min(GROUP_LABEL_MAX, max((text_width(g.shown, GROUP_FONT) for g in groups), default=0)) + GAP
+    # Each label column is as wide as its widest label (up to its limit), and a label is fitted to that same
+    # width: one that set the width is never the one cut short.
+    group_room = min(GROUP_LABEL_MAX, max((text_width(g.shown, GROUP_FONT) for g in groups), default=0))
+    group_column = group_room + GAP
+    bar_room = 0.0
     bar_column = 0.0
     if many:
-        widest = max((text_width(b.label, SMALL_FONT) for g in groups for b in g.bars), default=0)
-        bar_column = min(BAR_LABEL_MAX, widest) + GAP
+        bar_room = min(BAR_LABEL_MAX, max((text_width(b.label, SMALL_FONT) for g in groups for b in g.bars), default=0))
+        bar_column = bar_room + GAP
     value_column = max((text_width(_value(b), SMALL_FONT) for g in groups for b in g.bars), default=0) + GAP
     bar_x = round(group_column + bar_column)
     area = float(max(round(WIDTH - bar_x - value_column), 100))
@@ -116,11 +124,11 @@ def stacked_bars(chart_id: str, title: str, groups: Sequence[Group], share: bool
         for index, bar in enumerate(group.bars):
             parts.append(_bar(chart_id, group, bar, bar_x, y, area, largest, share))
             if many:
-                shown = fit(bar.label, bar_column - GAP, SMALL_FONT)
+                shown = fit(bar.label, bar_room, SMALL_FONT)
                 parts.append(_text(group_column, y + ROW - 4, shown, "bar-label", full=bar.label))
             y += ROW + (BAR_GAP if index < len(group.bars) - 1 else 0)
         middle = (top + y) / 2 + 4
-        shown = fit(group.shown, group_column - GAP, GROUP_FONT)
+        shown = fit(group.shown, group_room, GROUP_FONT)
         parts.append(_text(group_column - GAP, middle, shown, "group-label", "end", group.name))
         y += GROUP_GAP
     height = y + 4
@@ -136,7 +144,7 @@ def stacked_bars(chart_id: str, title: str, groups: Sequence[Group], share: bool
 def _value(bar: Bar) -> str:
     """'173 findings', in the active language."""
     template = UNITS.get(bar.unit)
-    return t(template, count=bar.tally.total) if template else f"{bar.tally.total} {bar.unit}"
+    return t(template, count=number(bar.tally.total)) if template else f"{number(bar.tally.total)} {bar.unit}"
 
 
 def _bar(chart_id: str, group: Group, bar: Bar, x: float, y: int, area: float, largest: int, share: bool) -> str:
@@ -157,7 +165,7 @@ def _bar(chart_id: str, group: Group, bar: Bar, x: float, y: int, area: float, l
             "{group} · {bar}: {count} {difficulty} of {value}",
             group=group.name,
             bar=bar.label,
-            count=count,
+            count=number(count),
             difficulty=difficulty_word(difficulty),
             value=_value(bar),
         )

@@ -10,14 +10,12 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..i18n import N_, t, tn
+from ..i18n import N_, t
 from ..knowledge.effort import EffortModel, Hours
 from ..model.findings import Difficulty
 from .effort import Estimate
 from .tally import Tally, percent
-from .words import both
-
-LANGUAGE_WORDS = {"c": "C/C++/CUDA", "python": "Python"}
+from .words import both, language_name, number, tn
 
 
 class Scale(enum.IntEnum):
@@ -57,7 +55,7 @@ _WORDS = {
 
 def scale_meanings(model: EffortModel) -> dict[Scale, str]:
     minor, moderate = days_text(model.minor), days_text(model.moderate)
-    code = both(LANGUAGE_WORDS.get(language, language) for language in model.code_languages)
+    code = both(language_name(language) for language in model.code_languages)
     return {
         Scale.ZERO_CHANGE: t("runs unchanged: no finding needs any work (every one is portable, or there is none)"),
         Scale.MINOR_CHANGE: t(
@@ -65,7 +63,7 @@ def scale_meanings(model: EffortModel) -> dict[Scale, str]:
             "fewer counts as {lines})",
             minor=minor,
             code=code,
-            lines=f"{model.lines_at_least:,}",
+            lines=number(model.lines_at_least),
         ),
         Scale.MODERATE_CHANGE: t(
             "more than {minor}, at most {moderate} person-days per 1,000 lines of code", minor=minor, moderate=moderate
@@ -120,9 +118,9 @@ def judge(
     else:
         scale = Scale.MAJOR_CHANGE
     if counted != lines:
-        size = t("{lines} lines of code, counted as {counted}", lines=f"{lines:,}", counted=f"{counted:,}")
+        size = t("{lines} lines of code, counted as {counted}", lines=number(lines), counted=number(counted))
     else:
-        size = t("{lines} lines of code", lines=f"{lines:,}")
+        size = t("{lines} lines of code", lines=number(lines))
     reasons = [
         t(
             "{days} person-days estimated, {density} per 1,000 lines ({size})",
@@ -144,8 +142,8 @@ def judge(
             t(
                 "{findings}; {count} of {total} files ({share}) need a person",
                 findings=tn("{count} manual finding", "{count} manual findings", manual),
-                count=files_needing_person,
-                total=files_scanned,
+                count=number(files_needing_person),
+                total=number(files_scanned),
                 share=percent(files_needing_person, files_scanned),
             )
         )
@@ -154,7 +152,7 @@ def judge(
             t(
                 "{rewrites}, {fixable} of them applied by `cudaport fix`",
                 rewrites=tn("{count} mechanical rewrite", "{count} mechanical rewrites", mechanical),
-                fixable=fixable,
+                fixable=number(fixable),
             )
         )
     return Verdict(scale, density, tuple(reasons))

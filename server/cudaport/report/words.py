@@ -7,9 +7,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from ..i18n import N_, t
+from ..i18n import N_, plural, t
+from ..knowledge.filekinds import file_kind
 
 UNITS = {"name": N_("name"), "file": N_("file"), "use": N_("use")}
+
+
+def number(value: int) -> str:
+    """A count as the report shows it to people: '1,234' in every language (the JSON keeps plain numbers)."""
+    return f"{value:,}"
+
+
+def tn(one: str, other: str, count: int, /, **fields: object) -> str:
+    """`i18n.tn` with its count written as `number` writes it: '1,234 files'."""
+    return plural(one, other, count).format(count=number(count), **fields)
+
+
+def language_name(language: str) -> str:
+    """What the report calls a kind of file ("C/C++/CUDA", "CMake", "shell script"; rules/files.toml's
+    `label`), in the active language; a kind with no label by its id."""
+    kind = file_kind(language)
+    return t(kind.label) if kind is not None and kind.label else language
 
 
 def unit_name(per: str) -> str:
@@ -20,6 +38,15 @@ def unit_name(per: str) -> str:
 def clauses(parts: Iterable[str]) -> str:
     """Clauses of one sentence: 'a; b; c'."""
     return _fold(parts, lambda one, other: t("{one}; {other}", one=one, other=other))
+
+
+def listing(parts: Iterable[str]) -> str:
+    """'a, b and c'."""
+    items = list(parts)
+    if len(items) < 2:
+        return "".join(items)
+    head = _fold(items[:-1], lambda one, other: t("{first}, {next}", first=one, next=other))
+    return t("{items} and {last}", items=head, last=items[-1])
 
 
 def both(parts: Iterable[str]) -> str:

@@ -29,8 +29,13 @@
     return node;
   }
 
+  // A count as the report writes it to people: "1,234" in every language.
+  function countText(value) {
+    return Number(value).toLocaleString("en-US");
+  }
+
   function num(value, shown) {
-    return el("td", { class: "num", "data-value": value }, [shown === undefined ? String(value) : shown]);
+    return el("td", { class: "num", "data-value": value }, [shown === undefined ? countText(value) : shown]);
   }
 
   function tallyValue(t) {
@@ -41,7 +46,7 @@
     var parts = [];
     [["blocker", t[0]], ["manual", t[1]], ["mechanical", t[2]]].forEach(function (pair, i) {
       if (i) parts.push(" ");
-      parts.push(pair[1] ? el("span", { class: "d-" + pair[0] }, [pair[1]]) : el("span", { class: "zero" }, ["·"]));
+      parts.push(pair[1] ? el("span", { class: "d-" + pair[0] }, [countText(pair[1])]) : el("span", { class: "zero" }, ["·"]));
     });
     return el(
       "td",
@@ -50,7 +55,7 @@
         "data-target": target,
         "data-value": tallyValue(t),
         "data-counts": t.join(" "),
-        title: say("tally", { label: label, blocker: t[0], manual: t[1], mechanical: t[2], portable: t[3] }),
+        title: say("tally", { label: label, blocker: countText(t[0]), manual: countText(t[1]), mechanical: countText(t[2]), portable: countText(t[3]) }),
       },
       note ? parts.concat([el("small", { class: "effort" }, [note])]) : parts
     );
@@ -61,7 +66,7 @@
     if (worst < 0) return el("td", { "data-target": target, "data-value": -1, class: "muted" }, ["—"]);
     var children = [el("span", { class: "d-" + CLASSES[worst] }, [LEVELS[worst]])];
     if (a[1] && worst < 3) children.push(" ", el("code", { class: "counterpart" }, [a[1]]));
-    var tip = say("tally", { label: label, blocker: a[2], manual: a[3], mechanical: a[4], portable: a[5] });
+    var tip = say("tally", { label: label, blocker: countText(a[2]), manual: countText(a[3]), mechanical: countText(a[4]), portable: countText(a[5]) });
     if (a[1]) tip = say("counterpart", { tip: tip, name: a[1] });
     return el("td", { "data-target": target, "data-value": worst, title: tip }, children);
   }
@@ -141,48 +146,102 @@
     });
   }
 
-  // Why a row needs work: the message of its heaviest target, naming the targets that share it; every target's
-  // message is in its cell's tooltip.
-  function whyOf(data, row) {
-    var worst = -1;
-    var message = null;
-    data.targets.forEach(function (target, t) {
-      var level = row[3].charAt(t);
-      if (level !== "-" && Number(level) > worst) {
-        worst = Number(level);
-        message = data.strings[row[4][t]];
-      }
-    });
-    var sharing = [];
-    data.targets.forEach(function (target, t) {
-      if (row[3].charAt(t) === String(worst) && data.strings[row[4][t]] === message) sharing.push(data.labels[t]);
-    });
-    var children = data.targets.length > 1 ? [el("strong", null, [say("labelled", { label: sharing.join(", "), text: "" })])] : [];
-    return el("td", { class: "why" }, children.concat(message === null ? [] : inlineText(message)));
+  // A row's message on target t, the name it is about written as `general` ("…" for a group of several names).
+  function messageOf(data, row, t, general) {
+    var message = data.strings[row[4][t]];
+    var name = nameOf(data, row);
+    return general === undefined || !name ? message : message.split(name).join(general);
   }
 
+  // What a row means on each target: one item per message, naming the targets that share it, heaviest first.
+  function whyItems(data, row, general) {
+    var items = [];
+    data.targets.forEach(function (target, t) {
+      var level = row[3].charAt(t);
+      if (level === "-") return;
+      var message = messageOf(data, row, t, general);
+      var same = items.filter(function (item) {
+        return item.level === Number(level) && item.message === message;
+      })[0];
+      if (same) same.labels.push(data.labels[t]);
+      else items.push({ level: Number(level), message: message, labels: [data.labels[t]] });
+    });
+    return items.sort(function (a, b) {
+      return b.level - a.level;
+    });
+  }
+
+  // What rows share to be one group: their difficulty and message on each target, whatever name it is about (the
+  // launches of forty kernels are one group; each line shows its own name).
+  function whyKey(data, row) {
+    return row[3] + "\u0000" + data.targets.map(function (target, t) {
+      return row[3].charAt(t) === "-" ? "" : messageOf(data, row, t, "\u0001");
+    }).join("\u0000");
+  }
+
+  // A line's code, trimmed, with the name the finding is about set off in it: at the finding's column, else where
+  // the name first is on the line.
+  function codeCell(data, row) {
+    var name = nameOf(data, row);
+    var line = row[5] >= 0 ? data.strings[row[5]] : "";
+    var text = line.replace(/^\s+/, "");
+    if (text === "") return el("td", { class: "code" }, [el("code", null, [name])]);
+    var at = row[1] - 1 - (line.length - text.length);
+    if (!name || text.substr(at, name.length) !== name) at = name ? text.indexOf(name) : -1;
+    var parts = at < 0 ? [text] : [text.slice(0, at), el("mark", null, [name]), text.slice(at + name.length)];
+    return el("td", { class: "code" }, [el("code", null, parts)]);
+  }
+
+  // A file's lines, grouped by what they mean: each group's message once, above the lines it covers (their code,
+  // and each target's difficulty, its own message in the tooltip), the groups in the order their first line comes.
   function linesTable(data, path, rows) {
-    var head = [el("th", null, [say("line")]), el("th", null, [say("name")])];
+    var head = [el("th", null, [say("line")]), el("th", null, [say("code")])];
     data.targets.forEach(function (target, t) {
       head.push(el("th", { class: "short", title: data.labels[t] }, [target]));
     });
-    head.push(el("th", { title: say("whyTip") }, [say("why")]));
-    var body = rows.map(function (row) {
-      var cells = [
-        el("td", { class: "where", title: path + ":" + row[0] + ":" + row[1] }, [row[0] + ":" + row[1]]),
-        el("td", { class: "name" }, [el("code", null, [nameOf(data, row)])]),
-      ];
-      data.targets.forEach(function (target, t) {
-        var level = row[3].charAt(t);
-        if (level === "-") {
-          cells.push(el("td", { class: "muted" }, ["—"]));
-          return;
-        }
-        var message = data.strings[row[4][t]];
-        cells.push(el("td", { "data-target": target, title: say("labelled", { label: data.labels[t], text: message.replace(/`/g, "") }) }, [el("span", { class: "d-" + CLASSES[Number(level)] }, [LEVELS[Number(level)]])]));
+    var order = [];
+    var groups = {};
+    rows.forEach(function (row) {
+      var key = whyKey(data, row);
+      if (!groups[key]) {
+        groups[key] = [];
+        order.push(key);
+      }
+      groups[key].push(row);
+    });
+    var body = [];
+    order.forEach(function (key) {
+      var members = groups[key];
+      var lines = {};
+      members.forEach(function (row) {
+        lines[row[0]] = true;
       });
-      cells.push(whyOf(data, row));
-      return el("tr", null, cells);
+      var count = Object.keys(lines).length;
+      var several = members.some(function (row) {
+        return nameOf(data, row) !== nameOf(data, members[0]);
+      });
+      var items = whyItems(data, members[0], several ? "…" : undefined).map(function (item) {
+        var who = data.targets.length > 1 ? [el("strong", null, [item.labels.join(", ") + " "])] : [];
+        return el("li", null, who.concat([el("span", { class: "d-" + CLASSES[item.level] }, [TEXT.difficulties[item.level]]), say("labelled", { label: "", text: "" })], inlineText(item.message)));
+      });
+      var many = el("small", null, [say(count === 1 ? "lineOne" : "lineOther", { count: countText(count) })]);
+      body.push(el("tr", { class: "why-group" }, [el("td", { colspan: 2 + data.targets.length }, [el("ul", null, items), many])]));
+      members.forEach(function (row) {
+        var cells = [
+          el("td", { class: "where", title: path + ":" + row[0] + ":" + row[1] }, [row[0] + ":" + row[1]]),
+          codeCell(data, row),
+        ];
+        data.targets.forEach(function (target, t) {
+          var level = row[3].charAt(t);
+          if (level === "-") {
+            cells.push(el("td", { class: "muted" }, ["—"]));
+            return;
+          }
+          var message = data.strings[row[4][t]];
+          cells.push(el("td", { "data-target": target, title: say("labelled", { label: data.labels[t], text: message.replace(/`/g, "") }) }, [el("span", { class: "d-" + CLASSES[Number(level)] }, [LEVELS[Number(level)]])]));
+        });
+        body.push(el("tr", { "data-line": row[0], "data-column": row[1], "data-name": nameOf(data, row) }, cells));
+      });
     });
     return el("table", { class: "lines" }, [el("thead", null, [el("tr", null, head)]), el("tbody", null, body)]);
   }
@@ -387,17 +446,29 @@
     );
   }
 
+  // What a row of a library's declarations stands for: "48 names: `Npp8u`, `Npp32s`, `Npp32f` (+45 more)".
+  function namesText(count, first) {
+    var listed = first.map(function (name) {
+      return "`" + name + "`";
+    }).join(", ");
+    if (count > first.length) listed = say("more", { names: listed, count: countText(count - first.length) });
+    return say(count === 1 ? "nameOne" : "nameOther", { count: countText(count), names: listed });
+  }
+
   function workRow(data, item, index) {
-    var title = item[1] ? el("span", { class: "construct" }, [item[0]]) : el("code", null, [item[0]]);
+    var grouped = item[7] > 0;
+    var title = item[1] || grouped ? el("span", { class: "construct" }, [item[0]]) : el("code", null, [item[0]]);
+    var about = [item[2] + " · " + item[3]];
+    if (grouped) about = about.concat([" · "], inlineText(namesText(item[7], item[8])));
     var cells = [
-      el("td", { class: "name", "data-value": item[0] }, [expandButton("work:" + index, null, [title]), el("small", null, [item[2] + " · " + item[3]])]),
+      el("td", { class: "name", "data-value": item[0] }, [expandButton("work:" + index, null, [title]), el("small", null, about)]),
       num(item[4]),
       num(item[5]),
     ];
     item[6].forEach(function (a, t) {
       cells.push(availabilityCell(a, data.labels[t], data.targets[t]));
     });
-    return el("tr", { "data-work": index }, cells);
+    return el("tr", grouped ? { "data-work": index, "data-names": item[7] } : { "data-work": index }, cells);
   }
 
   function fileRow(data, file) {
