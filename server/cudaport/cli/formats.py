@@ -15,7 +15,6 @@ from ..knowledge.ruleset import Rule, RuleSet
 from ..model.findings import Difficulty
 from ..model.results import Diagnostic, FileFindings, RunTotals
 from ..model.words import difficulty_count, difficulty_counts, difficulty_word
-from .ci_formats import GITLAB_HEAD, GITLAB_TAIL, JUNIT_TAIL, GitlabSection, JunitSection, junit_head
 from .excerpts import excerpt
 from .ruledoc import rule_markdown, rule_text
 from .statistics import ApiStatisticsSection
@@ -506,8 +505,12 @@ class CheckOutput:
         if self.fmt == "sarif":
             return SarifSection(self.ruleset)
         if self.fmt == "gitlab":
+            from .ci_formats import GitlabSection  # hashlib, and xml for JUnit: only for the format that uses it
+
             return GitlabSection(compact=self.several)
         if self.fmt == "junit":
+            from .ci_formats import JunitSection
+
             return JunitSection(show_portable)
         if self.fmt == "github":
             return GithubSection(sink, show_portable)
@@ -519,6 +522,8 @@ class CheckOutput:
     def finish(self, totals: Mapping[str, RunTotals]) -> None:
         out = self.out
         if self.fmt in ("gitlab", "junit") and not self.statistics:  # one document for all the targets
+            from .ci_formats import GITLAB_HEAD, GITLAB_TAIL, JUNIT_TAIL, GitlabSection, JunitSection, junit_head
+
             out.write(GITLAB_HEAD if self.fmt == "gitlab" else junit_head(totals.values()))
             first = True
             for target in self.targets:

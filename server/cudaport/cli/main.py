@@ -5,26 +5,28 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings (or, for `fix --diff`, c
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from collections.abc import Sequence
 
-from .. import i18n
-from ..i18n import t
-from ..knowledge.ruleset import RuleDataError
-from ..project.config import ConfigError
-from .check import check
-from .common import EXIT_BROKEN_PIPE, EXIT_ERROR, UsageError, reset_warnings, set_language
-from .fix import fix
-from .parser import build_parser, subparser, unknown_arguments
-from .report_command import report
-from .rule import rule
-from .serve import serve
+# Only what every run needs is imported here: `cudaport --version` prints before anything else loads, and each
+# command imports its own module (check never loads the report, the rewriting, the rule documentation or the
+# language server); tests/test_import_budget.py holds each run to what it uses.
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:1] == ["--version"]:  # what argparse's version action prints, without building the parser
+        from .. import __version__
+
+        sys.stdout.write(f"cudaport {__version__}\n")
+        sys.stdout.flush()
+        return 0
+    import contextlib
+
+    from .. import i18n
+    from .common import EXIT_BROKEN_PIPE, set_language
+
     before = i18n.language()
     try:
         code = _main(arguments)
@@ -56,6 +58,13 @@ def _exit_at_once(code: int) -> None:
 
 
 def _main(argv: Sequence[str]) -> int:
+    from .. import i18n
+    from ..i18n import t
+    from ..project.config import ConfigError
+    from ..resources.paths import RuleDataError
+    from .common import EXIT_ERROR, UsageError, reset_warnings, set_language
+    from .parser import build_parser, subparser, unknown_arguments
+
     reset_warnings()
     # argparse's words, and errors before the configuration is read, in the language of --lang or the environment
     set_language(i18n.choose(_language_given(argv)))
@@ -68,14 +77,24 @@ def _main(argv: Sequence[str]) -> int:
         return EXIT_ERROR
     try:
         if args.command == "check":
+            from .check import check
+
             return check(args)
         if args.command == "fix":
+            from .fix import fix
+
             return fix(args)
         if args.command == "report":
+            from .report_command import report
+
             return report(args)
         if args.command == "rule":
+            from .rule import rule
+
             return rule(args)
         if args.command == "serve":
+            from .serve import serve
+
             return serve(args)
     except (ConfigError, RuleDataError, UsageError) as exc:
         print(t("cudaport: error: {message}", message=exc), file=sys.stderr)
@@ -90,6 +109,8 @@ def _main(argv: Sequence[str]) -> int:
 def _language_given(argv: Sequence[str]) -> str | None:
     """The language --lang names (the last one, as argparse takes it), looked for before argparse runs so that its
     own help and errors are in it; a value that names no language is left for argparse to reject."""
+    from .. import i18n
+
     given = None
     for position, word in enumerate(argv):
         if word == "--":

@@ -16,7 +16,6 @@ analyzer asks `coverage(ruleset, target)` for the release the user builds with (
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -204,6 +203,8 @@ class _Api:
 
 
 def _rows(path: Path, columns: tuple[str, ...]) -> list[dict[str, str]]:
+    import csv  # only when the rule data is built: the cache holds the coverage worked out
+
     try:
         with path.open(encoding="utf-8", newline="") as handle:
             reader = csv.DictReader(handle)

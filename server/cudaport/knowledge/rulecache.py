@@ -3,9 +3,16 @@
 Building the tables from the TOML and CSV files takes a quarter of a second; a one-file `check` should take a
 fraction of that. The cache holds the finished RuleSet, pickled, with each CUDA symbol pickled on its own and
 decoded when a file first names it (a run over a few files touches a few hundred of the ten thousand). One file per
-set of extra rule files (in the cache folder, resources.cache), rewritten when its fingerprint no longer matches:
-the cudaport version, the Python version, the modules whose classes it pickles, and the size and modification
-time of every rule file.
+rule folder and set of extra rule files (in the cache folder, resources.cache), rewritten when its fingerprint no
+longer matches: the cudaport version, the Python version, the modules whose classes it pickles, and the size and
+modification time of every rule file.
+
+The layout after the fingerprint line: the length of the head (8 bytes, little-endian); the head, one pickle of
+(the RuleSet without its symbols, name -> position, the end offset of each symbol's pickle); then the symbols'
+pickles back to back. A start reads the head only (a few hundred kilobytes) and reads each symbol's bytes when
+the symbol is first named (os.pread on the open file, which no rename of a newer cache over it disturbs: the
+symbols come from the file the head came from); where there is no pread (Windows) the symbols are read at once.
+The operator data (rules/operators/) stays pickled in the head until a Python file asks for it.
 """
 
 from __future__ import annotations
@@ -14,7 +21,8 @@ import os
 import pickle
 import sys
 import zlib
-from collections.abc import Iterator, MutableMapping
+from array import array
+from collections.abc import Callable, Iterator, MutableMapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -23,24 +31,30 @@ from ..resources.cache import FORMAT, MAGIC, cache_dir, debug, stamp_files, writ
 
 Cached = TypeVar("Cached")
 
+LAYOUT = 2  # this module's layout of the file after the fingerprint (1: one pickle of the head and a dict of blobs)
+_OFFSETS = "Q"  # the array type of the end offsets
+
 
 class LazySymbols(MutableMapping[str, Any]):
-    """The symbol table of a cached RuleSet: name -> Symbol, each decoded on first use and kept."""
+    """The symbol table of a cached RuleSet: name -> Symbol, each read and decoded on first use and kept."""
 
-    __slots__ = ("_blobs", "_decoded")
+    __slots__ = ("_decoded", "_ends", "_index", "_read")
 
-    def __init__(self, blobs: dict[str, bytes]) -> None:
-        self._blobs = blobs
+    def __init__(self, index: dict[str, int], ends: array[int], read: Callable[[int, int], bytes]) -> None:
+        self._index = index  # name -> position in `ends`; -1: set in this process, only in `_decoded`
+        self._ends = ends
+        self._read = read  # (offset, size) -> the bytes of the symbols' region
         self._decoded: dict[str, Any] = {}
 
     def get(self, name: str, default: Any = None) -> Any:  # the hot path: no exception for a miss
         found = self._decoded.get(name)
         if found is not None:
             return found
-        blob = self._blobs.get(name)
-        if blob is None:
+        position = self._index.get(name)
+        if position is None or position < 0:
             return default
-        found = self._decoded[name] = pickle.loads(blob)
+        start = self._ends[position - 1] if position else 0
+        found = self._decoded[name] = pickle.loads(self._read(start, self._ends[position] - start))
         return found
 
     def __getitem__(self, name: str) -> Any:
@@ -50,25 +64,30 @@ class LazySymbols(MutableMapping[str, Any]):
         return found
 
     def __contains__(self, name: object) -> bool:
-        return name in self._blobs
+        return name in self._index
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._blobs)
+        return iter(self._index)
 
     def __len__(self) -> int:
-        return len(self._blobs)
+        return len(self._index)
 
     def __setitem__(self, name: str, symbol: Any) -> None:
-        self._blobs[name] = b""  # a placeholder: the decoded entry below answers first
+        self._index.setdefault(name, -1)  # a replaced symbol keeps its place; the decoded entry answers first
         self._decoded[name] = symbol
 
     def __delitem__(self, name: str) -> None:
-        del self._blobs[name]
+        del self._index[name]
         self._decoded.pop(name, None)
 
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled or deep-copied: every symbol decoded, as a plain dict
+        return (dict, (dict(self.items()),))
 
-def _cache_file(folder: Path, extra: tuple[Path, ...]) -> Path:
-    key = zlib.crc32("\0".join(str(p) for p in extra).encode("utf-8", "surrogateescape"))
+
+def _cache_file(folder: Path, rules_dir: Path, extra: tuple[Path, ...]) -> Path:
+    # the rule folder too: two installs (or checkouts) sharing the user's cache folder would otherwise take turns
+    # rewriting one file, each finding the other's stale
+    key = zlib.crc32("\0".join(str(p) for p in (rules_dir, *extra)).encode("utf-8", "surrogateescape"))
     return folder / f"rules-{key:08x}.pickle"
 
 
@@ -76,7 +95,7 @@ def fingerprint(rules_dir: Path, extra: tuple[Path, ...], modules: tuple[Path, .
     """What the cached tables were built from, as one line of text (compared whole, never hashed: a stat of each
     file, no read of its contents); any change makes the cache stale. `modules`: the source files of the classes
     the cache pickles."""
-    parts = [f"{FORMAT} {__version__} {sys.version_info[0]}.{sys.version_info[1]} {pickle.HIGHEST_PROTOCOL}"]
+    parts = [f"{FORMAT}.{LAYOUT} {__version__} {sys.version_info[0]}.{sys.version_info[1]} {pickle.HIGHEST_PROTOCOL}"]
     files = list(modules)
     for folder, _dirs, names in sorted(os.walk(rules_dir)):
         files.extend(Path(folder) / name for name in sorted(names))
@@ -89,9 +108,17 @@ def load(rules_dir: Path, extra: tuple[Path, ...], kind: type[Cached], modules: 
     folder = cache_dir()
     if folder is None:
         return None
-    path = _cache_file(folder, extra)
+    path = _cache_file(folder, rules_dir, extra)
     try:
-        with path.open("rb") as handle:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        debug("rule cache %s unreadable (%s: %s); rebuilding", path, type(exc).__name__, exc)
+        return None
+    keep = False
+    try:
+        with open(descriptor, "rb", closefd=False) as handle:
             if handle.read(len(MAGIC)) != MAGIC:
                 debug("rule cache %s: not a cache file; rebuilding", path)
                 return None
@@ -99,17 +126,42 @@ def load(rules_dir: Path, extra: tuple[Path, ...], kind: type[Cached], modules: 
             if stored != fingerprint(rules_dir, extra, modules):
                 debug("rule cache %s: the rule data or cudaport changed; rebuilding", path)
                 return None
-            ruleset, blobs = pickle.load(handle)
-    except FileNotFoundError:
-        return None
+            size = int.from_bytes(handle.read(8), "little")
+            ruleset, index, raw_ends = pickle.loads(handle.read(size))
+            base = handle.tell()
+            ends: array[int] = array(_OFFSETS)
+            ends.frombytes(raw_ends)
+            if not isinstance(ruleset, kind) or not isinstance(index, dict) or len(ends) != len(index):
+                debug("rule cache %s: unexpected contents; rebuilding", path)
+                return None
+            if os.fstat(descriptor).st_size - base != (ends[-1] if ends else 0):
+                debug("rule cache %s: truncated; rebuilding", path)
+                return None
+            if hasattr(os, "pread"):
+                read = _reader(descriptor, base)
+                keep = True
+            else:  # no positioned reads: the symbols' region whole, now
+                region = handle.read()
+                read = lambda offset, size: region[offset : offset + size]  # noqa: E731
     except Exception as exc:  # a truncated, corrupt or incompatible file: the data is still there to build from
         debug("rule cache %s unreadable (%s: %s); rebuilding", path, type(exc).__name__, exc)
         return None
-    if not isinstance(ruleset, kind) or not isinstance(blobs, dict):
-        debug("rule cache %s: unexpected contents; rebuilding", path)
-        return None
-    ruleset.symbols = LazySymbols(blobs)  # type: ignore[attr-defined]
+    finally:
+        if not keep:
+            os.close(descriptor)
+    ruleset.symbols = LazySymbols(index, ends, read)  # type: ignore[attr-defined]
     return ruleset
+
+
+def _reader(descriptor: int, base: int) -> Callable[[int, int], bytes]:
+    """Reads of the symbols' region of the open cache file, which stays open while the rule set lives."""
+    import weakref
+
+    def read(offset: int, size: int) -> bytes:
+        return os.pread(descriptor, size, base + offset)
+
+    weakref.finalize(read, os.close, descriptor)
+    return read
 
 
 def store(rules_dir: Path, extra: tuple[Path, ...], ruleset: Any, built_from: bytes) -> None:
@@ -118,14 +170,24 @@ def store(rules_dir: Path, extra: tuple[Path, ...], ruleset: Any, built_from: by
     folder = cache_dir()
     if folder is None:
         return
-    path = _cache_file(folder, extra)
+    path = _cache_file(folder, rules_dir, extra)
     try:
-        blobs = {
-            name: pickle.dumps(symbol, protocol=pickle.HIGHEST_PROTOCOL) for name, symbol in ruleset.symbols.items()
-        }
+        index: dict[str, int] = {}
+        ends: array[int] = array(_OFFSETS)
+        pickles: list[bytes] = []
+        offset = 0
+        for name, symbol in ruleset.symbols.items():
+            blob = pickle.dumps(symbol, protocol=pickle.HIGHEST_PROTOCOL)
+            index[name] = len(pickles)
+            pickles.append(blob)
+            offset += len(blob)
+            ends.append(offset)
         head = ruleset.without_symbols()
-        payload = pickle.dumps((head, blobs), protocol=pickle.HIGHEST_PROTOCOL)
+        if head.operators is not None:  # kept pickled until asked for (RuleSet.operators)
+            head._operators_pickled = pickle.dumps(head.operators, protocol=pickle.HIGHEST_PROTOCOL)
+            head._operators = None
+        head_bytes = pickle.dumps((head, index, ends.tobytes()), protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as exc:  # a table that does not pickle: run without the cache
         debug("rule cache %s not written (%s: %s)", path, type(exc).__name__, exc)
         return
-    write(path, MAGIC + built_from + b"\n" + payload)
+    write(path, b"".join([MAGIC, built_from, b"\n", len(head_bytes).to_bytes(8, "little"), head_bytes, *pickles]))

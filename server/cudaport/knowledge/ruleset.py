@@ -10,7 +10,6 @@ Layout of the data:
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import fnmatch
 import functools
@@ -19,7 +18,7 @@ from collections import ChainMap
 from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import i18n
 from ..i18n import N_, t
@@ -27,7 +26,9 @@ from ..model.findings import Difficulty
 from ..resources.paths import RuleDataError as RuleDataError  # the rule data's error, raised here too
 from ..resources.paths import bundled_rules_dir
 from . import tomlcompat
-from .operators import OperatorData, build_operator_data, plugin_release
+
+if TYPE_CHECKING:  # the operator data is loaded with the rule set only when a Python file needs it (rulecache)
+    from .operators import OperatorData
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,7 +287,10 @@ class RuleSet:
     header_globs: list[Symbol] = field(default_factory=list)
     namespaces: dict[str, Symbol] = field(default_factory=dict)
     tables: dict[str, Any] = field(default_factory=dict)  # analyzer tables from the other *.toml files
-    operators: OperatorData | None = None  # rules/operators/: what each target's PyTorch plugin runs natively
+    # rules/operators/ (the `operators` property): what each target's PyTorch plugin runs natively; the compiled
+    # cache keeps it pickled apart, decoded when a Python file first asks (a C++ check never loads its classes)
+    _operators: OperatorData | None = field(default=None, repr=False)
+    _operators_pickled: bytes = field(default=b"", repr=False)
     sources: list[Path] = field(default_factory=list)
     versions: Mapping[str, str] = field(default_factory=dict)  # target -> the release the user builds with
     docs_url: str = ""  # rules.toml's `docs-url`: where a rule's documentation is, `{code}` standing for it
@@ -294,6 +298,20 @@ class RuleSet:
     generic_names: frozenset[str] = frozenset()  # the symbols flagged `generic`, known without decoding them
     _header_cache: dict[str, Symbol | None] = field(default_factory=dict, repr=False)
     _outcome_cache: dict[tuple[int, str, str], Outcome] = field(default_factory=dict, repr=False)
+
+    @property
+    def operators(self) -> OperatorData | None:
+        if self._operators_pickled:
+            import pickle
+
+            self._operators = pickle.loads(self._operators_pickled)
+            self._operators_pickled = b""
+        return self._operators
+
+    @operators.setter
+    def operators(self, data: OperatorData | None) -> None:
+        self._operators = data
+        self._operators_pickled = b""
 
     def target_names(self) -> dict[str, str]:
         """Every name a user may give for a target (its name and aliases, lower-case) -> the target's name."""
@@ -391,6 +409,8 @@ class RuleSet:
         key = version_key(version)
         if not releases or key is None or data is None:
             return None
+        from .operators import plugin_release
+
         found = plugin_release(releases, version)
         if found is not None:
             return TargetSpec(canonical, found)
@@ -695,13 +715,17 @@ def note_text(note: str) -> str:
 
 
 _CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
-_CJK_GAP = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])")
+
+
+@functools.lru_cache(maxsize=1)
+def _cjk_gap() -> re.Pattern[str]:  # compiled when a message is first tidied in Chinese (a millisecond at import)
+    return re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])")
 
 
 def tidy(message: str) -> str:
     """A message as its language writes it: a template's space between two words (`{subject} {kind}`) goes where
     both are Chinese ("CUDA 运行时 函数" -> "CUDA 运行时函数"); English is left as it is."""
-    return _CJK_GAP.sub("", message) if i18n.language() != i18n.ENGLISH else message
+    return _cjk_gap().sub("", message) if i18n.language() != i18n.ENGLISH else message
 
 
 # ---- loading ---------------------------------------------------------------------------------------------------
@@ -714,11 +738,12 @@ def load_ruleset(extra: Iterable[Path] = ()) -> RuleSet:
 @functools.lru_cache(maxsize=8)
 def _load_cached(extra: tuple[Path, ...]) -> RuleSet:
     from ..model import findings
-    from . import operators, rulecache
+    from . import rulecache
 
     base = bundled_rules_dir()
-    # the classes the cache pickles
-    modules = (Path(__file__).resolve(), Path(findings.__file__).resolve(), Path(operators.__file__).resolve())
+    # the classes the cache pickles (operators.py named, not imported: a warm start of a C++ check never loads it)
+    here = Path(__file__).resolve()
+    modules = (here, Path(findings.__file__).resolve(), here.with_name("operators.py"))
     cached = rulecache.load(base, extra, RuleSet, modules)
     if cached is not None:
         _check_required(cached)
@@ -744,6 +769,8 @@ def build_ruleset(base: Path, extra: tuple[Path, ...] = ()) -> RuleSet:
     for table in sorted(base.glob("*.toml")):
         if table.name not in ("targets.toml", "rules.toml"):
             ruleset.tables[table.stem] = _read_toml(table)
+    from .operators import build_operator_data
+
     ruleset.operators = build_operator_data(base / "operators")
     for csv_path in sorted((base / "counterparts").glob("*.csv")):
         _merge_counterparts(ruleset, csv_path)
@@ -1024,6 +1051,8 @@ def _open_csv(path: Path) -> Any:
 
 
 def _load_symbol_csv(ruleset: RuleSet, path: Path, table: MutableMapping[str, Symbol], key: str = "name") -> None:
+    import csv  # only when the rule data is built (the cache holds it compiled)
+
     with _open_csv(path) as handle:
         reader = csv.DictReader(handle)
         if reader.fieldnames is None or key not in reader.fieldnames or "rule" not in reader.fieldnames:
@@ -1078,6 +1107,8 @@ def _row_symbol(row: Mapping[str, str | None], key: str, library: str, where: st
 def _merge_counterparts(ruleset: RuleSet, path: Path) -> None:
     """A table of one target's counterparts for names the other tables declare (`name,musa,musa_note`): it adds
     the target's columns to those symbols, headers (key column `header`) or namespaces (`namespace`)."""
+    import csv  # only when the rule data is built (the cache holds it compiled)
+
     with _open_csv(path) as handle:
         reader = csv.DictReader(handle)
         columns = reader.fieldnames or []
@@ -1126,6 +1157,8 @@ def _load_versions(ruleset: RuleSet, path: Path) -> None:
         raise RuleDataError(f"{path}: a version table is named after a declared target ({', '.join(ruleset.targets)})")
     if ruleset.targets[target].versions is None:
         raise RuleDataError(f"{path}: target {target!r} declares no 'versions' scheme in targets.toml")
+    import csv  # only when the rule data is built (the cache holds it compiled)
+
     with _open_csv(path) as handle:
         reader = csv.DictReader(handle)
         unknown = sorted(set(reader.fieldnames or []) - set(_VERSION_COLUMNS))
@@ -1185,6 +1218,8 @@ def _renamed(symbol: Symbol, name: str) -> Symbol:
 
 def _load_extra(ruleset: RuleSet, path: Path, data: Mapping[str, Any] | None) -> None:
     if path.suffix == ".csv":
+        import csv
+
         with _open_csv(path) as handle:
             columns = csv.DictReader(handle).fieldnames or []
         if "rule" not in columns:  # only counterparts: columns for names the bundled tables declare

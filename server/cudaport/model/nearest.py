@@ -3,7 +3,6 @@ target and an option, wherever it is mistyped."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 from ..i18n import t
@@ -12,6 +11,8 @@ from ..i18n import t
 def nearest(word: str, known: Iterable[str], n: int = 1) -> list[str]:
     """Up to `n` of `known` close to `word`, only those nearly as close as the closest (`--targt` gets --target,
     not --lang as well); case does not count."""
+    import difflib  # only once a name is mistyped
+
     by_lower = {name.lower(): name for name in known}
     close = difflib.get_close_matches(word.strip().lower(), list(by_lower), n=n, cutoff=0.6)
     if not close:

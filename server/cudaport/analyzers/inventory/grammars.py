@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import functools
-import importlib
 import warnings
 from collections.abc import Iterator
 
 from tree_sitter import Language, Node, Parser
+
+from ..common.grammar import grammar_module
 
 # engine language -> (module, function returning the grammar)
 _GRAMMARS = {
@@ -25,7 +26,7 @@ _GRAMMARS = {
 @functools.cache
 def language(name: str) -> Language:
     module_name, function = _GRAMMARS[name]
-    module = importlib.import_module(module_name)
+    module = grammar_module(module_name)
     with warnings.catch_warnings():  # older grammar wheels hand over an int, which tree-sitter 0.25 deprecates
         warnings.simplefilter("ignore", DeprecationWarning)
         return Language(getattr(module, function)())

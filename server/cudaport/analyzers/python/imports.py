@@ -7,13 +7,13 @@ analysing a buffer again after an edit finds its imports again but reads none of
 
 from __future__ import annotations
 
-import tree_sitter_python
 from tree_sitter import Language, Node
 
 from ...model.findings import Edit
+from ..common.grammar import grammar_module
 from ..common.syntax import text
 
-PYTHON_LANGUAGE = Language(tree_sitter_python.language())
+PYTHON_LANGUAGE = Language(grammar_module("tree_sitter_python").language())
 _STATEMENTS = frozenset({"import_statement", "import_from_statement"})
 # The ASCII bytes of a Python identifier (no `$`, which C's analyzers count: analyzers.base.WORD_BYTE).
 IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
