@@ -19,7 +19,7 @@ from .common import (
     split_list,
     use_color,
 )
-from .options import reads_stdin, stdin_source, target_settings
+from .options import reads_stdin, results_cache, say_cache, stdin_source, target_settings
 from .showing import settings_text, show_files
 
 
@@ -39,6 +39,7 @@ def check(args: argparse.Namespace) -> int:
         return show_files(args.paths, settings)
     ruleset = load_ruleset(settings.extra_rules).pinned(settings.versions)
     stdin = stdin_source(args) if reads_stdin(args) else None
+    cache = results_cache(args, settings)
     with progress_bar(args, t("Checking")) as progress:
         scan = runner.scan(
             args.paths,
@@ -48,6 +49,7 @@ def check(args: argparse.Namespace) -> int:
             progress=progress,
             excerpts=args.format == "full" and not args.statistics,
             stdin=stdin,
+            cache=cache,
         )
         totals = scan.totals()
         with output_stream(args) as out:
@@ -68,6 +70,7 @@ def check(args: argparse.Namespace) -> int:
                 output.finish(totals)
             finally:
                 output.close()
+    say_cache(args, cache)
     runs = [totals[t] for t in targets]
     if args.exit_zero or args.fail_on == "never":
         return EXIT_ERROR if any(run.errors for run in runs) else EXIT_OK

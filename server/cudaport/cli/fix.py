@@ -24,7 +24,7 @@ from .common import (
     report_skips,
     require_existing,
 )
-from .options import reads_stdin, settings_from_args, stdin_source
+from .options import reads_stdin, results_cache, say_cache, settings_from_args, stdin_source
 
 
 def fix(args: argparse.Namespace) -> int:
@@ -44,6 +44,7 @@ def fix(args: argparse.Namespace) -> int:
             output = OutputTree(args.paths, args.output_dir)
         except OutputTreeError as exc:
             raise UsageError(str(exc)) from None
+    cache = results_cache(args, settings)
     with progress_bar(args, t("Fixing")) as progress:
 
         def show(diff: str) -> None:  # each file's diff as it is planned, in output order
@@ -61,9 +62,11 @@ def fix(args: argparse.Namespace) -> int:
                 output=output,
                 on_diff=show,
                 add_ignore=args.add_ignore,
+                cache=cache,
             )
         except OutsidePaths as exc:
             raise UsageError(str(exc)) from None
+    say_cache(args, cache)
     report_skips([result.run])
     for label, line, rule, why in result.refused:
         print(

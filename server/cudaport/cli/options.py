@@ -7,7 +7,7 @@ import argparse
 import dataclasses
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..i18n import t
 from ..knowledge.filekinds import language_for
@@ -16,6 +16,9 @@ from ..model.source import SkipFile, SourceFile
 from ..project.config import ConfigError, Settings, load_settings
 from ..project.files import SourcePath
 from .common import UsageError, split_list, use_language, warn
+
+if TYPE_CHECKING:
+    from ..engine.resultcache import ResultCache
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
@@ -104,3 +107,19 @@ def stdin_source(args: argparse.Namespace) -> tuple[SourcePath, SourceFile]:
     except SkipFile as exc:
         raise UsageError(t("standard input: {reason}", reason=exc)) from None
     return SourcePath(name, Path(name).resolve(), language), source
+
+
+def results_cache(args: argparse.Namespace, settings: Settings) -> ResultCache | None:
+    """The results cache of this run (None: --no-cache, standard input, or a folder that cannot be written, said
+    as a warning)."""
+    if reads_stdin(args):
+        return None
+    from ..engine.resultcache import open_cache
+
+    return open_cache(settings, option=getattr(args, "cache_dir", None), disabled=args.no_cache, warn=warn)
+
+
+def say_cache(args: argparse.Namespace, cache: ResultCache | None) -> None:
+    """--verbose: what the results cache did, on stderr."""
+    if getattr(args, "verbose", False):
+        print(f"cudaport: {cache.summary()}" if cache is not None else t("cudaport: cache: off"), file=sys.stderr)

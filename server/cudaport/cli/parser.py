@@ -117,6 +117,24 @@ def _selection_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "-j", "--jobs", type=int, default=0, help=t("worker processes (default: automatic; 1 = single process)")
     )
+    group.add_argument(
+        "--no-cache", action="store_true", help=t("neither read nor write the results cache: analyse every file")
+    )
+    group.add_argument(
+        "--cache-dir",
+        type=Path,
+        metavar="DIR",
+        help=t(
+            "where the results cache lives (default: $CUDAPORT_CACHE_DIR, else `cache-dir` of the configuration, "
+            "else .cudaport_cache in the project's root)"
+        ),
+    )
+    group.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help=t("also say on stderr what the results cache did (cache: N hits, M misses)"),
+    )
 
 
 def _language_option(parser: argparse.ArgumentParser) -> None:

@@ -8,7 +8,7 @@ import sys
 from ..i18n import t
 from ..knowledge.ruleset import load_ruleset
 from .common import EXIT_ERROR, EXIT_OK, UsageError, output_stream, progress_bar, require_existing, split_list
-from .options import target_settings
+from .options import results_cache, say_cache, target_settings
 
 
 def _report_format(args: argparse.Namespace) -> str:
@@ -37,8 +37,10 @@ def report(args: argparse.Namespace) -> int:
     fmt = _report_format(args)
     settings, targets = target_settings(args, specs)
     ruleset = load_ruleset(settings.extra_rules).pinned(settings.versions)
+    cache = results_cache(args, settings)
     with progress_bar(args, t("Scanning")) as progress:
-        report = assess(args.paths, settings, targets, ruleset, jobs=args.jobs, progress=progress)
+        report = assess(args.paths, settings, targets, ruleset, jobs=args.jobs, progress=progress, cache=cache)
+    say_cache(args, cache)
     for problem in report.skipped:
         print(t("cudaport: skipped {path}: {reason}", path=problem.path, reason=problem.reason), file=sys.stderr)
     for problem in report.errors:

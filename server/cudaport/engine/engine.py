@@ -93,6 +93,8 @@ class Engine:
         self.ruleset = load_ruleset(settings.extra_rules).pinned(settings.versions)
         self.project = project
         self._analyzers: dict[str, Analyzer] = {}
+        # What makes each file's FileContext (the results cache records what the analyzers ask through it).
+        self.context_factory: Callable[..., FileContext] = FileContext
         _default_factories()
 
     def analyzer(self, language: str) -> Analyzer:
@@ -115,7 +117,7 @@ class Engine:
     # ---- analysis -------------------------------------------------------------------------------------------
     def context_for(self, path: Path | None, data: bytes | None, target: str | None = None) -> FileContext:
         target = target or self.settings.target
-        context = FileContext(target, str(path) if path else "", project=self.project, file=path, data=data)
+        context = self.context_factory(target, str(path) if path else "", project=self.project, file=path, data=data)
         context.dual = dualplan.plan_for(self.settings, self.ruleset, path)
         return context
 

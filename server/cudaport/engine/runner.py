@@ -18,7 +18,7 @@ from ..knowledge.filekinds import file_kind
 from ..knowledge.ruleset import load_ruleset
 from ..model.findings import Finding
 from ..model.results import Diagnostic, FileFindings, RunTotals
-from ..model.source import LineIndex, SourceFile
+from ..model.source import LineIndex, SourceFile, read_source
 from ..project.config import Settings
 from ..project.files import Excluded, Skipped, SourcePath, discover
 from ..project.ignorefiles import IgnoreRules
@@ -27,6 +27,8 @@ from .engine import Engine, FileResult
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
+
+    from .resultcache import Lookup, ResultCache
 
 
 Progress = Callable[[int, int], None]
@@ -102,10 +104,17 @@ def process_engine() -> Engine:
     return _ENGINE
 
 
-def _scan_one(job: tuple[SourcePath, tuple[str, ...], bool, bool]) -> list[FileFindings]:
-    """One file, read and parsed once, analysed for each target."""
-    source_path, targets, excerpts, line_text = job
-    return file_findings(source_path, process_engine().check_path_targets(source_path, targets), excerpts, line_text)
+def _scan_one(job: tuple[SourcePath, tuple[str, ...], bool, bool, ResultCache | None]) -> list[FileFindings]:
+    """One file, read and parsed once, analysed for each target (and its record written to the results cache)."""
+    source_path, targets, excerpts, line_text, cache = job
+    engine = process_engine()
+    if cache is None:
+        return file_findings(source_path, engine.check_path_targets(source_path, targets), excerpts, line_text)
+    results, pending = cache.analyse(engine, source_path, targets)
+    found = file_findings(source_path, results, excerpts, line_text)
+    if pending is not None:
+        cache.store(engine, source_path, pending, found)
+    return found
 
 
 def file_findings(
@@ -264,10 +273,12 @@ class Scan:
         excerpts: bool = False,
         stdin: tuple[SourcePath, SourceFile] | None = None,
         line_text: bool = False,
+        cache: ResultCache | None = None,
     ) -> None:
         """`excerpts`: each result carries the text of the lines its diagnostics are on. `stdin`: the one buffer to
         check (read from standard input, named as the file it stands for) instead of `paths`. `line_text`: each
-        result carries the report's text of its file's lines with findings (file_findings)."""
+        result carries the report's text of its file's lines with findings (file_findings). `cache`: the results
+        cache to read unchanged files' results from and write the others' to (never for standard input)."""
         if not targets:
             raise ValueError("no target given")  # a programming error, not a user's
         self.targets = tuple(dict.fromkeys(targets))
@@ -279,10 +290,14 @@ class Scan:
         self.skipped = [(s.label, s.reason) for s in run.skipped if not s.error]
         self.errors = [(s.label, s.reason) for s in run.skipped if s.error]
         self.excluded = [(e.label, e.reason) for e in run.excluded]
-        self._jobs = [(f, self.targets, excerpts, line_text) for f in run.files]
+        self._jobs = [(f, self.targets, excerpts, line_text, None) for f in run.files]
         self._settings = settings
         self._roots = include_roots(paths, settings)
         self._workers = worker_count(jobs, len(run.files))
+        self._requested = jobs
+        self._cache = cache if stdin is None else None
+        if self._cache is not None:
+            self._cache.roots = self._roots
         self._progress = progress
         self._started = False
 
@@ -305,7 +320,54 @@ class Scan:
                 self._line_text,
             )
             return
+        if self._cache is not None:
+            yield from self._cached([job[0] for job in jobs], self._cache)
+            return
         for results in run_jobs(_scan_one, jobs, self._settings, self._roots, self._workers, self._progress):
+            yield from results
+
+    def _cached(self, files: list[SourcePath], cache: ResultCache) -> Iterator[FileFindings]:
+        """The run with the results cache: unchanged files read back, the others analysed (on as many workers as
+        they need) and recorded."""
+        from . import resultcache
+
+        targets, excerpts, line_text = self.targets, self._excerpts, self._line_text
+
+        def answer(source_path: SourcePath, found: Lookup) -> list[FileFindings]:
+            results = [cache.decode(source_path, found, targets).results[t] for t in targets]
+            if (excerpts or line_text) and any(r.diagnostics for r in results):
+                # The record keeps findings, not text: the lines are read back from the file as it is.
+                data = read_source(source_path.path, self._settings.max_file_size).data
+                index = LineIndex(data)
+                if excerpts:
+                    for result in results:
+                        result.excerpts = _line_texts(data, index, {d.line for d in result.diagnostics})
+                kind = file_kind(source_path.language)
+                if line_text and not (kind is not None and kind.binary):
+                    texts = line_texts(
+                        data,
+                        (d.line for result in results for d in result.diagnostics),
+                        index,
+                        notebook=source_path.language == "notebook",
+                    )
+                    for result in results:
+                        result.source_lines = texts
+            return results
+
+        def run(
+            jobs: list[tuple[SourcePath, tuple[str, ...], bool, bool, ResultCache | None]],
+        ) -> Iterator[list[FileFindings]]:
+            workers = worker_count(self._requested, len(jobs))
+            return run_jobs(_scan_one, jobs, self._settings, self._roots, workers, None)
+
+        for results in resultcache.interleave(
+            files,
+            lambda source_path: cache.lookup(source_path, targets),
+            answer,
+            lambda source_path: (source_path, targets, excerpts, line_text, cache),
+            run,
+            self._progress,
+        ):
             yield from results
 
 
@@ -318,7 +380,8 @@ def scan(
     excerpts: bool = False,
     stdin: tuple[SourcePath, SourceFile] | None = None,
     line_text: bool = False,
+    cache: ResultCache | None = None,
 ) -> Scan:
     """`check` over `paths` for `targets` (default: the configured one), streamed (see Scan); `line_text`: each
     file's results carry the text of its lines with findings (the report shows them)."""
-    return Scan(paths, settings, targets or [settings.target], jobs, progress, excerpts, stdin, line_text)
+    return Scan(paths, settings, targets or [settings.target], jobs, progress, excerpts, stdin, line_text, cache)

@@ -43,6 +43,7 @@ DEFAULT_EXCLUDE = (
     "__pycache__",
     ".mypy_cache",
     ".ruff_cache",
+    ".cudaport_cache",
     ".pytest_cache",
     "node_modules",
     "site-packages",
@@ -95,6 +96,8 @@ class Settings:
     lang: str | None = None
     # What the user should be told about these settings that is no error (a release past the rule data's).
     warnings: tuple[str, ...] = ()
+    # Where the results cache lives (`cache-dir`; None: .cudaport_cache in `root`; engine.resultcache).
+    cache_dir: Path | None = None
 
     @property
     def compat_header_path(self) -> Path:
@@ -144,6 +147,7 @@ _KEYS = {
     "compat-header",
     "device-helper",
     "lang",
+    "cache-dir",
 }
 
 
@@ -363,6 +367,11 @@ def _apply(
         changes["device_helper"] = helper.strip()
     if "lang" in table:
         changes["lang"] = _language(table["lang"], where, prefix + "lang")
+    if "cache-dir" in table:
+        folder = table["cache-dir"]
+        if not isinstance(folder, str) or not folder.strip():
+            raise ConfigError(t("{where}: '{key}' must be a folder's path", where=where, key=prefix + "cache-dir"))
+        changes["cache_dir"] = (base / folder.strip()).resolve()
     return replace(settings, **changes)
 
 

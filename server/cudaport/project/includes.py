@@ -50,6 +50,7 @@ class _Header:
     unresolved: bool = False  # a "..." include that is not found next to it or under the roots
     uses_cuda: bool = False  # it names CUDA APIs or kernel syntax, so it needs the runtime included before it
     defines: frozenset[str] = frozenset()  # the macros it defines (`nvmlCheck`: the project's own, not NVML's)
+    resolutions: tuple[tuple[Path, str, Path | None], ...] = ()  # (folder, "..." name, the file it names)
 
 
 _EMPTY = _Header(0.0, [], {}, frozenset())
@@ -64,6 +65,17 @@ class _Closure:
     unresolved: bool
     uses_cuda: bool = False
     defines: frozenset[str] = frozenset()
+    files: frozenset[Path] = frozenset()  # the headers read for it
+    resolutions: frozenset[tuple[Path, str, Path | None]] = frozenset()
+
+
+@dataclass
+class Provenance:
+    """What the answers about one file came from (the results cache checks these rather than ask again): the
+    files read, and what each include name resolved to."""
+
+    files: set[Path]
+    resolutions: set[tuple[Path, str, Path | None]]
 
 
 class ProjectIndex:
@@ -83,6 +95,8 @@ class ProjectIndex:
             + [b"__global__", b"__device__", b"__shared__", b"__constant__", b"threadIdx", b"blockIdx"]
         )
         self._lock = threading.Lock()
+        # While the results cache records a file's analysis: what the answers about it came from.
+        self.recording: Provenance | None = None
 
     def shims_for(self, path: Path, data: bytes | None, target: str) -> Mapping[str, ShimMapping]:
         """CUDA names mapped for `target` by headers that `path` includes (its buffer may be unsaved: `data`)."""
@@ -141,7 +155,13 @@ class ProjectIndex:
 
     def _direct(self, path: Path, data: bytes | None, prefixes: tuple[str, ...]) -> list[Path]:
         start = _absolute(path)
-        return self._includes_of(start, data) if data is not None else self._header(start, prefixes).includes
+        if data is not None:
+            return self._includes_of(start, data)
+        info = self._header(start, prefixes)
+        if self.recording is not None:
+            self.recording.files.add(start)
+            self.recording.resolutions.update(info.resolutions)
+        return info.includes
 
     def _closure(self, header: Path, prefixes: tuple[str, ...]) -> _Closure:
         """What `header` and every project header it reaches add up to, worked out once per header: the files of a
@@ -150,12 +170,16 @@ class ProjectIndex:
         with self._lock:
             cached = self._closures.get(key)
         if cached is not None:
+            if self.recording is not None:
+                self.recording.files.update(cached.files)
+                self.recording.resolutions.update(cached.resolutions)
             return cached
         shims: dict[str, ShimMapping] = {}
         names: set[str] = set()
         unresolved = uses_cuda = False
         defines: set[str] = set()
         visited: set[Path] = set()
+        resolutions: set[tuple[Path, str, Path | None]] = set()
         stack = [(header, 1)]
         while stack:
             current, depth = stack.pop()
@@ -171,10 +195,22 @@ class ProjectIndex:
             defines.update(info.defines)
             unresolved = unresolved or info.unresolved
             uses_cuda = uses_cuda or info.uses_cuda
+            resolutions.update(info.resolutions)
             stack.extend((inc, depth + 1) for inc in info.includes)
-        closure = _Closure(shims, frozenset(names), unresolved, uses_cuda, frozenset(defines))
+        closure = _Closure(
+            shims,
+            frozenset(names),
+            unresolved,
+            uses_cuda,
+            frozenset(defines),
+            frozenset(visited),
+            frozenset(resolutions),
+        )
         with self._lock:
             self._closures[key] = closure
+        if self.recording is not None:
+            self.recording.files.update(closure.files)
+            self.recording.resolutions.update(closure.resolutions)
         return closure
 
     def invalidate(self, path: Path) -> None:
@@ -212,6 +248,7 @@ class ProjectIndex:
             unresolved=len(includes) < len(_quoted_includes(data)),
             uses_cuda=not self._cuda_words.isdisjoint(_WORD.findall(data)),
             defines=_defined_macros(data),
+            resolutions=tuple((path.parent, name, self._resolve(path.parent, name)) for name in _quoted_includes(data)),
         )
         with self._lock:
             self._headers[(path, prefixes)] = info
@@ -232,7 +269,10 @@ class ProjectIndex:
         key = (folder, name)
         with self._lock:
             if key in self._resolved:
-                return self._resolved[key]
+                found = self._resolved[key]
+                if self.recording is not None:
+                    self.recording.resolutions.add((folder, name, found))
+                return found
         found = None
         for base in (folder, *list(folder.parents)[:_ANCESTOR_LEVELS], *self.roots):
             candidate = base / name
@@ -243,6 +283,8 @@ class ProjectIndex:
             found = self._unique_under_roots(name)
         with self._lock:
             self._resolved[key] = found
+        if self.recording is not None:
+            self.recording.resolutions.add((folder, name, found))
         return found
 
     def include_facts(self, path: Path, name: str) -> IncludeFacts | None:

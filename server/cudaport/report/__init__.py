@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..engine.runner import Progress, scan
 from ..knowledge.ruleset import RuleSet
@@ -19,6 +20,9 @@ from .markdown import render_markdown
 from .model import Report, ReportBuilder
 from .render_json import iter_json
 from .routes import DualStackCovers, covered_by_dual_stack_fix
+
+if TYPE_CHECKING:
+    from ..engine.resultcache import ResultCache
 
 FORMATS = ("html", "md", "json")
 _SUFFIXES = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".json": "json"}
@@ -37,12 +41,13 @@ def assess(
     jobs: int = 1,
     progress: Progress | None = None,
     dual_stack: DualStackCovers | None = covered_by_dual_stack_fix,
+    cache: ResultCache | None = None,
 ) -> Report:
     """Analyse `paths` for every target and build the report as each file's results arrive. `dual_stack` tells
     which findings `fix --style dual-stack` covers, for route C's files (by default, those with a dual-stack fix
     from the engine; None: the report does not say)."""
     builder = ReportBuilder(ruleset, settings, targets, paths, dual_stack=dual_stack)
-    stream = scan(list(paths), settings, targets, jobs=jobs, progress=progress, line_text=True)
+    stream = scan(list(paths), settings, targets, jobs=jobs, progress=progress, line_text=True, cache=cache)
     for label, reason in stream.skipped:
         builder.skip(label, reason)
     for label, reason in stream.errors:

@@ -9,12 +9,13 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..analyzers.common.base import BadInput
-from ..engine import fixing
+from ..engine import fixing, fixplan
 from ..engine.engine import Engine
 from ..engine.runner import collect, include_roots, locate, process_engine, run_jobs, worker_count
+from ..engine.runner import file_findings as runner_file_findings
 from ..i18n import t
 from ..knowledge.ruleset import load_ruleset
 from ..model.findings import Finding, FixStyle
@@ -26,7 +27,11 @@ from . import dualstack
 from .dualstack import FileNeeds
 from .outtree import OutputTree
 
+if TYPE_CHECKING:
+    from ..engine.resultcache import Lookup, ResultCache
+
 Progress = Callable[[int, int], None]
+FixJob = tuple[SourcePath, bool, bool, bool, FixStyle, "ResultCache | None"]
 
 
 @dataclass
@@ -58,13 +63,37 @@ class FileOutcome:
         )
 
 
-def _fix_one(job: tuple[SourcePath, bool, bool, bool, FixStyle]) -> FileOutcome:
-    source_path, unsafe, diff_only, add_ignore, style = job
+def nothing_to_fix(
+    findings: list[Finding], unsafe: bool, style: FixStyle, add_ignore: bool, settings: Settings
+) -> bool:
+    """Whether fixing a file with these findings leaves it as it is, with these findings (plan_fix applies no
+    edit and counts no fix, --add-ignore adds nothing): what the results cache tells without planning."""
+    if fixplan.select(findings, unsafe, style).edits:
+        return False
+    if style is FixStyle.DUAL_STACK and any(
+        (fix := fixplan.chosen(f, style, unsafe)) is not None and not fix.edits for f in findings
+    ):
+        return False  # a fix by a line in the portability header alone
+    return not (add_ignore and any(f.difficulty >= settings.fail_on for f in findings))
+
+
+def _fix_one(job: FixJob) -> FileOutcome:
+    source_path, unsafe, diff_only, add_ignore, style, cache = job
     engine = process_engine()
     outcome = FileOutcome(source_path.label, source_path.language, engine.settings.target)
     if source_path.path.is_symlink():
         outcome.skipped = t("symbolic link: fix the file it points to instead")
         return outcome
+    if cache is not None:  # the file's findings recorded, and the fix planned only if there is one to plan
+        target = engine.settings.target
+        results, pending = cache.analyse(engine, source_path, [target])
+        if pending is not None:
+            found = runner_file_findings(source_path, results)
+            cache.store(engine, source_path, pending, found)
+            result = results[target]
+            if nothing_to_fix(result.findings, unsafe, style, add_ignore, engine.settings):
+                outcome.diagnostics = found[0].diagnostics
+                return outcome
     try:
         source = engine.read(source_path)
     except SkipFile as exc:
@@ -102,6 +131,52 @@ def _fix_one(job: tuple[SourcePath, bool, bool, bool, FixStyle]) -> FileOutcome:
         outcome.fixed = outcome.ignores = outcome.ignored = 0
     outcome.path = source_path.path
     return outcome
+
+
+def _cached_outcomes(
+    files: list[SourcePath],
+    settings: Settings,
+    roots: list[Path],
+    jobs: int,
+    cache: ResultCache,
+    progress: Progress | None,
+    flags: tuple[bool, bool, bool],
+) -> Any:
+    """`fix` with the results cache: a file whose record says there is nothing to fix is answered from it, the
+    others are planned (and their findings recorded)."""
+    from ..engine import resultcache
+
+    unsafe, diff_only, add_ignore = flags
+    target, style = settings.target, settings.fix_style
+    cache.roots = roots
+
+    def usable(source_path: SourcePath, found: Lookup) -> bool:
+        if source_path.path.is_symlink():
+            cache.declined()
+            return False
+        findings = cache.decode(source_path, found, [target]).findings[target]
+        if nothing_to_fix(findings, unsafe, style, add_ignore, settings):
+            return True
+        cache.declined()  # planned from what it holds now
+        return False
+
+    def answer(source_path: SourcePath, found: Lookup) -> FileOutcome:
+        outcome = FileOutcome(source_path.label, source_path.language, target)
+        outcome.diagnostics = cache.decode(source_path, found, [target]).results[target].diagnostics
+        return outcome
+
+    def run(jobs_list: list[FixJob]) -> Any:
+        return run_jobs(_fix_one, jobs_list, settings, roots, worker_count(jobs, len(jobs_list)), None)
+
+    return resultcache.interleave(
+        files,
+        lambda source_path: cache.lookup(source_path, [target]),
+        answer,
+        lambda source_path: (source_path, unsafe, diff_only, add_ignore, style, cache),
+        run,
+        progress,
+        usable,
+    )
 
 
 def _add_ignores(
@@ -176,10 +251,12 @@ def fix(
     output: OutputTree | None = None,
     on_diff: Callable[[str], Any] | None = None,
     add_ignore: bool = False,
+    cache: ResultCache | None = None,
 ) -> FixResult:
     """Apply the fixes in place, or (with `output`) to a copy of the tree written elsewhere; with `diff_only`,
     hand each file's diff to `on_diff` in output order instead. With `add_ignore`, then suppress what is left
-    at or above the settings' fail-on difficulty."""
+    at or above the settings' fail-on difficulty. With `cache` (the results cache), a file whose recorded
+    findings have nothing to fix is not planned again; every other file is planned from what it holds now."""
     run = collect(paths, settings)
     workers = worker_count(jobs, len(run.files))
     totals = RunTotals(
@@ -193,7 +270,8 @@ def fix(
     ignores = ignored = ignore_files = 0
     refused: list[tuple[str, int, str, str]] = []
     withheld: list[tuple[str, int, str, str]] = []
-    jobs_list = [(f, unsafe, diff_only, add_ignore, settings.fix_style) for f in run.files]
+    style = settings.fix_style
+    roots = include_roots(paths, settings)
     needs: list[FileNeeds] = []
     # Every file is planned against the tree as it was, then written: a header rewritten early must not change
     # what the files that include it are told (the result would depend on the order of the workers). The plans
@@ -202,7 +280,15 @@ def fix(
 
     with tempfile.TemporaryDirectory(prefix="cudaport-fix-") as spool:
         planned: list[_Planned] = []
-        for outcome in run_jobs(_fix_one, jobs_list, settings, include_roots(paths, settings), workers, progress):
+        outcomes: Any
+        if cache is None:
+            jobs_list: list[FixJob] = [(f, unsafe, diff_only, add_ignore, style, None) for f in run.files]
+            outcomes = run_jobs(_fix_one, jobs_list, settings, roots, workers, progress)
+        else:
+            outcomes = _cached_outcomes(
+                run.files, settings, roots, jobs, cache, progress, (unsafe, diff_only, add_ignore)
+            )
+        for outcome in outcomes:
             if outcome.rewritten is not None and outcome.path is not None:
                 spooled = Path(spool) / str(len(planned))
                 spooled.write_bytes(outcome.rewritten)
