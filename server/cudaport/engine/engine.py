@@ -88,6 +88,10 @@ class Engine:
     """Holds the rule data and one analyzer per language. Analyzers keep a tree-sitter parser, which is not
     thread-safe: use one Engine per thread (or guard it), one per process with --jobs."""
 
+    # Whether check_path_targets asks an analyzer that has a prefilter (`skips`) if a file can give any finding
+    # before parsing it (off: every file is parsed and analysed, what the tests compare the prefilter with).
+    prefilter = True
+
     def __init__(self, settings: Settings, project: ProjectIndex | None = None) -> None:
         self.settings = settings
         self.ruleset = load_ruleset(settings.extra_rules).pinned(settings.versions)
@@ -214,6 +218,8 @@ class Engine:
         for target, result in results.items():
             result.source = source
             try:
+                if self.prefilter and self._skips(source_path, source.data, target):
+                    continue  # sure to find nothing: not even parsed
                 context = self.context_for(source_path.path, source.data, target)
                 result.findings, tree = self.check_data(
                     source.data, source_path.language, source_path.path, tree=tree, context=context
@@ -223,6 +229,10 @@ class Engine:
             except Exception as exc:  # one bad file must not stop a run over a whole tree
                 result.error = t("internal error while analysing: {kind}: {error}", kind=type(exc).__name__, error=exc)
         return results
+
+    def _skips(self, source_path: SourcePath, data: bytes, target: str) -> bool:
+        skips = getattr(self.analyzer(source_path.language), "skips", None)
+        return skips is not None and bool(skips(data, str(source_path.path) if source_path.path else "", target))
 
     def read(self, source_path: SourcePath) -> SourceFile:
         """The file's text; a binary kind (ELF) is read by its analyzer, a header at a time, so nothing here."""

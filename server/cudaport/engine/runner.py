@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import i18n
 from ..knowledge.filekinds import file_kind
@@ -23,6 +23,7 @@ from ..project.config import Settings
 from ..project.files import Excluded, Skipped, SourcePath, discover
 from ..project.ignorefiles import IgnoreRules
 from ..project.includes import ProjectIndex, checkout_root
+from . import wire
 from .engine import Engine, FileResult
 
 if TYPE_CHECKING:
@@ -198,8 +199,22 @@ def include_roots(paths: list[str], settings: Settings) -> list[Path]:
     return roots
 
 
-def _each(function: Callable[[Job], Outcome], chunk: list[Job]) -> list[Outcome]:
-    return [function(job) for job in chunk]
+def _each(function: Callable[[Job], Any], chunk: list[Job], pack: Callable[[Any], Any] | None = None) -> list[Any]:
+    if pack is None:
+        return [function(job) for job in chunk]
+    return [pack(function(job)) for job in chunk]
+
+
+@dataclass(frozen=True)
+class Wire:
+    """How a worker sends an outcome back (`pack`, run in the worker) and how the run reads it (`unpack`): module
+    functions, so that they cross to the worker by name."""
+
+    pack: Callable[[Any], Any]
+    unpack: Callable[[Any], Any]
+
+
+SCAN_WIRE = Wire(wire.pack, wire.unpack)
 
 
 def run_jobs(
@@ -209,9 +224,11 @@ def run_jobs(
     roots: list[Path],
     workers: int,
     progress: Progress | None,
+    through: Wire | None = None,
 ) -> Iterator[Outcome]:
     """`function` over `jobs`, results in the order of the jobs. With several workers, a bounded number of chunks
-    is in flight: results wait for the consumer only as long as the slowest chunk ahead of them takes."""
+    is in flight: results wait for the consumer only as long as the slowest chunk ahead of them takes; `through`
+    says how results cross from the workers (default: pickled as they are)."""
     count = len(jobs)
     if workers <= 1 or count < 2:
         _init_worker(settings, roots)
@@ -222,13 +239,15 @@ def run_jobs(
         return
     from concurrent.futures import ProcessPoolExecutor  # a one-process run never loads multiprocessing
 
+    pack = through.pack if through is not None else None
+    unpack = through.unpack if through is not None else None
     size = max(1, min(16, count // (workers * 4)))
     chunks = (list(jobs[i : i + size]) for i in range(0, count, size))
     with ProcessPoolExecutor(
         max_workers=workers, initializer=_init_worker, initargs=(settings, roots, i18n.language())
     ) as pool:
-        pending: deque[Future[list[Outcome]]] = deque(
-            pool.submit(_each, function, chunk) for chunk in itertools.islice(chunks, workers * CHUNKS_IN_FLIGHT)
+        pending: deque[Future[list[Any]]] = deque(
+            pool.submit(_each, function, chunk, pack) for chunk in itertools.islice(chunks, workers * CHUNKS_IN_FLIGHT)
         )
         done = 0
         try:
@@ -236,10 +255,10 @@ def run_jobs(
                 outcomes = pending.popleft().result()
                 following = next(chunks, None)
                 if following is not None:
-                    pending.append(pool.submit(_each, function, following))
+                    pending.append(pool.submit(_each, function, following, pack))
                 for outcome in outcomes:
                     done += 1
-                    yield outcome
+                    yield outcome if unpack is None else unpack(outcome)
                     if progress:
                         progress(done, count)
         finally:
@@ -323,7 +342,7 @@ class Scan:
         if self._cache is not None:
             yield from self._cached([job[0] for job in jobs], self._cache)
             return
-        for results in run_jobs(_scan_one, jobs, self._settings, self._roots, self._workers, self._progress):
+        for results in run_jobs(_scan_one, jobs, self._settings, self._roots, self._workers, self._progress, SCAN_WIRE):
             yield from results
 
     def _cached(self, files: list[SourcePath], cache: ResultCache) -> Iterator[FileFindings]:
@@ -358,7 +377,7 @@ class Scan:
             jobs: list[tuple[SourcePath, tuple[str, ...], bool, bool, ResultCache | None]],
         ) -> Iterator[list[FileFindings]]:
             workers = worker_count(self._requested, len(jobs))
-            return run_jobs(_scan_one, jobs, self._settings, self._roots, workers, None)
+            return run_jobs(_scan_one, jobs, self._settings, self._roots, workers, None, SCAN_WIRE)
 
         for results in resultcache.interleave(
             files,

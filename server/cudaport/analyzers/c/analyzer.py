@@ -42,6 +42,7 @@ from .language import CUDA_LANGUAGE
 from .names import CNames
 from .overloads import hold_merging_overloads
 from .ported import AlreadyPorted, mark_ported
+from .prefilter import Prefilter
 from .preprocessor import at_line_start
 from .renames import rename_fix
 from .scan import Scan
@@ -69,6 +70,8 @@ class CFamilyAnalyzer:
         self._arguments = ArgumentPorter(ruleset, self._name_finder.find)
         self._ptx: Any = None  # rules/ptx.toml compiled, when a file first has inline assembly
         self._span_parser: Parser | None = None  # for IncrementalProfile.items: a function parsed alone
+        self._prefilter: Prefilter | None = None
+        self._words: tuple[bytes, set[bytes]] | None = None  # the last buffer the prefilter read, and its words
 
     # ---- parsing --------------------------------------------------------------------------------------------
     def parse(self, data: bytes, old_tree: Tree | None = None) -> Tree:
@@ -82,6 +85,17 @@ class CFamilyAnalyzer:
         return parse_span(self._span_parser, data, start, end, start_point, end_point)
 
     # ---- analysis -------------------------------------------------------------------------------------------
+    def skips(self, data: bytes, path: str, target: str) -> bool:
+        """Whether a whole-file analysis of `data` for `target` is sure to find nothing (prefilter.py): then the
+        file need not even be parsed."""
+        if self._prefilter is None:
+            finder = self._name_finder
+            self._prefilter = Prefilter(self.ruleset, finder._symbol_words, finder._namespace_words, finder._prefix)
+        known = self._words[1] if self._words is not None and self._words[0] is data else None
+        keeps, words = self._prefilter.keeps(data, path, target, known)
+        self._words = (data, words) if words is not None else None
+        return not keeps
+
     def facts(self, data: bytes, tree: Tree, context: FileContext) -> CFileFacts:
         scan = Scan(data, tree.root_node, context, self.ruleset, None)
         target = self.ruleset.targets.get(context.target)
@@ -108,6 +122,9 @@ class CFamilyAnalyzer:
         self, data: bytes, tree: Tree, context: FileContext, ranges: list[tuple[int, int]] | None = None
     ) -> list[Finding]:
         scan = Scan(data, tree.root_node, context, self.ruleset, ranges)
+        if ranges is None and self._words is not None and self._words[0] is data:
+            scan._words = self._words[1]  # worked out by the prefilter
+        # A finder added here adds the words it starts from to prefilter.py.
         findings: list[Finding] = []
         findings.extend(self._name_finder.find(scan))
         findings.extend(self._headers.find(scan))

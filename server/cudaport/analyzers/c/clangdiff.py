@@ -35,10 +35,12 @@ SHUFFLE_RULE = "CP1023"
 
 _MIN_MAX = re.compile(rb"\b(min|max|umin|umax)\s*\(")
 _COORDINATE = re.compile(r"(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]")
-_VLA_INIT = re.compile(rb"\[\s*[A-Za-z_]\w*\s*\]\s*=\s*\{")
+VLA_INIT = re.compile(rb"\[\s*[A-Za-z_]\w*\s*\]\s*=\s*\{")
 _SHUFFLE = re.compile(rb"\.\s*(shfl(?:_up|_down|_xor)?)\s*\(")
 _FUNCTIONS = frozenset({"function_definition"})
 _CONSTANT = re.compile(r"\b(?:const|constexpr)\b")
+# Without one of these words a buffer has none of the patterns above but the variable-length array (prefilter.py)
+WORDS = (b"threadIdx", b"blockIdx", b"blockDim", b"gridDim", b"cooperative_groups")
 
 
 def find_clang_differences(scan: Scan) -> Iterator[Finding]:
@@ -91,7 +93,7 @@ def _coordinates_in_min_max(scan: Scan) -> Iterator[Finding]:
 
 def _initialised_vlas(scan: Scan) -> Iterator[Finding]:
     for lo, hi in scan.windows:
-        for match in _VLA_INIT.finditer(scan.data, lo, hi):
+        for match in VLA_INIT.finditer(scan.data, lo, hi):
             found = scan.code_node(match.start(), match.start() + 1)
             if found is None or found[1]:
                 continue

@@ -20,7 +20,7 @@ from .scan import Scan
 
 IMPLICIT_RUNTIME_RULE = "CP1007"
 # Starts with a literal `#` so the regex engine can skip ahead; `at_line_start` checks the rest.
-_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]')
+INCLUDE = re.compile(rb'#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]')
 # Kernel syntax and builtins that nvcc makes available in a .cu file without any #include.
 _KERNEL_SYNTAX = re.compile(
     rb"(?<![\w$])(?:__global__|__device__|__shared__|__constant__|threadIdx|blockIdx|blockDim|gridDim|__syncthreads)"
@@ -47,7 +47,7 @@ class HeaderFinder:
             return
         target = scan.context.target
         known = self.ruleset.targets.get(target)
-        for match in (m for lo, hi in scan.windows for m in _INCLUDE.finditer(scan.data, lo, hi)):
+        for match in (m for lo, hi in scan.windows for m in INCLUDE.finditer(scan.data, lo, hi)):
             if not at_line_start(scan.data, match.start()):
                 continue
             start, end = match.span(2)

@@ -28,6 +28,7 @@ _GLOBAL = re.compile(rb"__global__(?![\w$])")  # literal first: see base.starts_
 _BOUNDS = re.compile(rb"__launch_bounds__(?![\w$])")
 _CHEVRONS = re.compile(rb"<<<")
 _DEFINITIONS = frozenset({"function_definition"})
+WORDS = (b"__global__", b"<<<", b"__launch_bounds__")  # a buffer without them has no kernel to look at
 
 
 def find_kernels(scan: Scan) -> Iterator[Finding]:

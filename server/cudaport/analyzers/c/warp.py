@@ -26,7 +26,7 @@ FULL_MASK = "CP2004"
 SHARED_ARRAY = "CP2006"
 
 # Words without which a file has no warp code to look at (plain `in` tests run at memory speed).
-_GATE = (b"threadIdx", b"__global__", b"__device__", b"__shared__", b"warp", b"Warp", b"WARP", b"lane", b"Lane",
+GATE = (b"threadIdx", b"__global__", b"__device__", b"__shared__", b"warp", b"Warp", b"WARP", b"lane", b"Lane",
          b"__shfl", b"__ballot", b"mask", b"Mask", b"MASK")  # fmt: skip
 # No look-behind at the start, so the regex engine can skip ahead to the first characters; checked by hand below.
 _LITERAL = re.compile(rb"(?:3[123]|0[xX](?:1[fF]|[fF]{8}[uUlL]{0,3})|>>[ \t]*(5))(?![\w.])")
@@ -73,7 +73,7 @@ def _warp_assumptions(scan: Scan) -> Iterator[Finding]:
     if target is not None and target.lanes == CUDA_LANES:
         return  # a 32-lane target runs what assumes 32-lane warps
     data = scan.data
-    if not any(scan.has(word) for word in _GATE):
+    if not any(scan.has(word) for word in GATE):
         return
     shared_sizes: set[int] = set()
     if scan.has(b"__shared__"):

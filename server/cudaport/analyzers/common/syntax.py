@@ -28,7 +28,7 @@ _DEVICE_QUALIFIERS = frozenset({"__device__", "__global__"})
 _FUNCTION_SCOPES = frozenset({"function_definition", "lambda_expression"})
 # Projects hide `__device__ __forceinline__` behind their own macros (CUTLASS_DEVICE, CUTLASS_HOST_DEVICE,
 # DeepSpeed's DS_D_INLINE, C10_HOST_DEVICE); tree-sitter sees such a macro as the return type.
-_DEVICE_MACRO = re.compile(rb"^(?:[A-Z0-9_]*DEVICE[A-Z0-9_]*|[A-Z0-9]+(?:_[A-Z0-9]+)*_H?D(?:_[A-Z0-9_]+)?)$")
+DEVICE_MACRO = re.compile(rb"^(?:[A-Z0-9_]*DEVICE[A-Z0-9_]*|[A-Z0-9]+(?:_[A-Z0-9]+)*_H?D(?:_[A-Z0-9_]+)?)$")
 
 
 def node_at(root: Node, start: int, end: int) -> Node | None:
@@ -56,7 +56,7 @@ def in_device_code(node: Node, only: bool = False) -> bool:
                 return True
             if child.type == "ERROR" and child.text in (b"__device__", b"__global__"):
                 return True
-            if child.type in ("type_identifier", "identifier") and _DEVICE_MACRO.match(child.text or b""):
+            if child.type in ("type_identifier", "identifier") and DEVICE_MACRO.match(child.text or b""):
                 return True
             if child.type in ("compound_statement", "function_declarator"):
                 break
