@@ -26,6 +26,8 @@ from .checklist import CheckItem
 from .details import availability_list, encode, payload, tally_list
 from .folders import Folder, focus
 from .model import ApiUse, Availability, Report, TargetSummary, WorkGroup
+from .operators import INTRO as OPERATORS_INTRO
+from .operators import PYTHON_LANGUAGES, effort_text, happens_text, sentences, summary_text, worth_showing
 from .phrases import (
     DIFFICULTY_MEANINGS,
     FILE_ROWS,
@@ -137,6 +139,7 @@ def render_html(report: Report) -> str:
             _summary_section(report),
             _effort_section(report),
             _routes_section(report),
+            _operators_section(report),
             _work_section(report),
             _dependency_section(report),
             _verification_section(report),
@@ -238,7 +241,7 @@ def _header(report: Report) -> str:
         for info in report.targets
     )
     paths = ", ".join(f"<code>{escape(p)}</code>" for p in report.paths)
-    links = (
+    links = [
         ("summary", N_("Summary")),
         ("effort", N_("Effort")),
         ("routes", N_("Routes")),
@@ -246,7 +249,9 @@ def _header(report: Report) -> str:
         ("dependencies", N_("Dependencies")),
         ("verify", N_("What to verify")),
         ("details", N_("Scan details")),
-    )
+    ]
+    if _operators_shown(report):
+        links.insert(3, ("operators", N_("Operator coverage")))
     nav = "".join(f'<li><a href="#{anchor}">{escape(t(text))}</a></li>' for anchor, text in links)
     meta = _h(
         N_("{paths} · generated {when} by cudaport {version}"),
@@ -613,6 +618,64 @@ def _routes_section(report: Report) -> str:
     return (
         f'<section id="routes"><h2>{escape(t("Routes"))}</h2><p>{escape(intro)}</p><dl class="scale-list">'
         f"{definitions}</dl>{''.join(parts)}</section>"
+    )
+
+
+# ---- operator coverage ----------------------------------------------------------------------------------------------
+def _operators_shown(report: Report) -> bool:
+    return worth_showing(report.operators, sum(report.languages[k] for k in PYTHON_LANGUAGES))
+
+
+def _operators_section(report: Report) -> str:
+    """Per target with a PyTorch plugin, the APIs it has no kernel for that the project calls, each opening to its
+    files and lines (the work list's); a target whose PyTorch is built from CUDA's kernels in a line."""
+    if not _operators_shown(report):
+        return ""
+    parts = []
+    for entry in report.operators:
+        name = escape(entry.target)
+        if entry.builtin:
+            line = inline(t("{text}.", text=summary_text(entry)))
+            parts.append(f'<p class="operators-builtin" data-target="{name}">{line}</p>')
+            continue
+        summary = inline(t("{text}.", text=summary_text(entry)))
+        if entry.apis:
+            summary = sentences(summary, escape(effort_text(_days(entry.hours, report), entry.apis)))
+        parts.append(
+            f'<h3 id="operators-{name}">{escape(entry.label)}</h3>'
+            f'<p class="operators-summary" data-target="{name}" data-apis="{entry.apis}" data-calls="{entry.calls}">'
+            f"{summary}</p>"
+        )
+        if not entry.gaps:
+            continue
+        rows = []
+        for gap in entry.gaps:
+            api = f"<code>{escape(gap.api)}</code>"
+            if gap.work >= 0:
+                api = (
+                    f'<button type="button" class="expand" data-expand="work:{gap.work}" aria-expanded="false">'
+                    f"{api}</button>"
+                )
+            operators = ", ".join(f"<code>aten::{escape(op)}</code>" for op in gap.operators)
+            rows.append(
+                f'<tr data-api="{escape(gap.api)}" data-happens="{entry.happens(gap)}">'
+                f'<td class="name" data-value="{escape(gap.api)}">{api}</td><td>{operators}</td>'
+                f"{_num(gap.calls)}{_num(gap.files)}<td>{inline(happens_text(entry, gap))}</td></tr>"
+            )
+        caption = t(
+            "The PyTorch APIs {plugin} has no kernel for that the project calls, most called first. Open one for its "
+            "files, and a file for its lines. Click a heading to sort.",
+            plugin=entry.plugin,
+        )
+        parts.append(
+            f'<div class="scroll"><table class="sortable operators" data-target="{name}"><caption>{escape(caption)}'
+            f"</caption><thead><tr>{_heading(0, t('PyTorch API'), 'text')}{_plain_heading(t('ATen operators'))}"
+            f"{_heading(2, t('calls'), 'number', 'num')}{_heading(3, t('files'), 'number', 'num')}"
+            f"{_plain_heading(t('what happens'))}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        )
+    return (
+        f'<section id="operators"><h2>{escape(t("Operator coverage"))}</h2><p>{escape(t(OPERATORS_INTRO))}</p>'
+        f"{''.join(parts)}</section>"
     )
 
 

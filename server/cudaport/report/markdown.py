@@ -15,6 +15,8 @@ from ..model.findings import Difficulty
 from ..model.words import difficulty_word
 from .folders import Folder, focus
 from .model import Availability, Report, WorkGroup
+from .operators import INTRO as OPERATORS_INTRO
+from .operators import PYTHON_LANGUAGES, GapUse, effort_text, happens_text, sentences, summary_text, worth_showing
 from .phrases import (
     DIFFICULTY_MEANINGS,
     EXAMPLE_FILES,
@@ -93,6 +95,7 @@ def render_markdown(report: Report) -> str:
     out += _summary(report)
     out += _effort(report)
     out += _routes(report)
+    out += _operators(report)
     out += _work(report)
     out += _dependencies(report)
     out += _verification(report)
@@ -334,6 +337,59 @@ def _routes(report: Report) -> list[str]:
             out.append(t("{label}: {text}", label=clauses(parts), text=listed))
         out.append("")
     return out
+
+
+# ---- operator coverage ----------------------------------------------------------------------------------------
+OPERATOR_FILES = 3  # files named under each API the plugin lacks
+OPERATOR_LINES = 10  # lines named in each of them
+
+
+def _operators(report: Report) -> list[str]:
+    if not worth_showing(report.operators, sum(report.languages[k] for k in PYTHON_LANGUAGES)):
+        return []
+    out = [t("## Operator coverage"), "", text(t(OPERATORS_INTRO)), ""]
+    builtin = [entry for entry in report.operators if entry.builtin]
+    for entry in report.operators:
+        if entry.builtin:
+            continue
+        out += [f"### {text(entry.label)}", ""]
+        summary = text(t("{text}.", text=summary_text(entry)))
+        if entry.apis:
+            summary = sentences(summary, text(effort_text(days_range(report.effort.days(entry.hours)), entry.apis)))
+        out += [summary, ""]
+        if not entry.gaps:
+            continue
+        rows = [
+            [
+                code(gap.api),
+                ", ".join(code(f"aten::{op}") for op in gap.operators),
+                number(gap.calls),
+                text(happens_text(entry, gap)),
+                _where(gap),
+            ]
+            for gap in entry.gaps
+        ]
+        out += _table([t("PyTorch API"), t("ATen operators"), t("calls"), t("what happens"), t("where")], rows, {2})
+        out.append("")
+    for entry in builtin:
+        out.append("- " + text(t("{text}.", text=summary_text(entry))))
+    if builtin:
+        out.append("")
+    return out
+
+
+def _where(gap: GapUse) -> str:
+    """`path` and its lines, for the first files of an API's calls (the JSON has them all)."""
+    shown = []
+    for path, lines in list(gap.where.items())[:OPERATOR_FILES]:
+        listed = ", ".join(number(line) for line in lines[:OPERATOR_LINES])
+        if len(lines) > OPERATOR_LINES:
+            listed = t("{listed} and {count} more", listed=listed, count=number(len(lines) - OPERATOR_LINES))
+        shown.append(t("{path}: {lines}", path=code(path), lines=listed))
+    where = "; ".join(shown)
+    if gap.files > OPERATOR_FILES:
+        where = t("{listed} and {count} more files", listed=where, count=number(gap.files - OPERATOR_FILES))
+    return where
 
 
 # ---- where the work is ----------------------------------------------------------------------------------------

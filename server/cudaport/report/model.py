@@ -23,6 +23,7 @@ from ..project.config import Settings
 from .checklist import CheckItem, evaluate, load_checks
 from .effort import EffortMeter, Estimate
 from .folders import Folder, Totals, folder_tree
+from .operators import OperatorTally, TargetOperators, route_reason
 from .routes import (
     DualStackCoverage,
     DualStackCovers,
@@ -274,6 +275,8 @@ class Report:
     effort: EffortModel
     routes: dict[str, Route]
     areas: list[AreaSummary] = field(default_factory=list)
+    # per target the operator data knows, in the targets' order: the PyTorch APIs its plugin lacks a kernel for
+    operators: list[TargetOperators] = field(default_factory=list)
 
     @property
     def target_names(self) -> list[str]:
@@ -354,6 +357,7 @@ class ReportBuilder:
         self._area_files: Counter[str] = Counter()
         self._bucket_files: Counter[tuple[str, str]] = Counter()  # files with a construct or declaration of a rule
         self._fixable = dict.fromkeys(self.names, 0)
+        self.operators = OperatorTally(ruleset, [(t.name, t.label) for t in self.targets])
 
     def skip(self, label: str, reason: str) -> None:
         self.skipped.append(Problem(label, reason))
@@ -419,6 +423,7 @@ class ReportBuilder:
                 if diag.finding.replacement:
                     info.replacements[target][diag.finding.replacement] += 1
             row.effort[target], costs[target] = self.meters[target].file(found)
+            self.operators.add(target, label, found, costs[target])
             row.route[target] = self._route(target, label, row.effort[target], found)
         for group in groups_here:
             self._groups[group].files += 1
@@ -472,6 +477,8 @@ class ReportBuilder:
         names = self.names
         apis = [self._api(index, group) for index, group in enumerate(self._groups)]
         dependencies = self._dependencies(apis)
+        work = _work_groups(apis, self.ruleset, self._bucket_files)
+        operators = self.operators.finish({group.key: index for index, group in enumerate(work)})
         summaries = {info.name: self._summary(info) for info in self.targets}
         ranking = rank([(n, ranking_key(s.effort, s.findings, s.files_needing_person)) for n, s in summaries.items()])
         used: dict[str, set[str]] = defaultdict(set)
@@ -499,12 +506,13 @@ class ReportBuilder:
             files=sorted(self.files, key=lambda r: (_descending(r.weight()), r.path)),
             dependencies=dependencies,
             apis=apis,
-            work=_work_groups(apis, self.ruleset, self._bucket_files),
+            work=work,
             checks=checks,
             store=self.store,
             effort=self.model,
             routes=self.routes,
             areas=self._areas(dependencies),
+            operators=operators,
         )
 
     def _summary(self, info: TargetInfo) -> TargetSummary:
@@ -535,6 +543,7 @@ class ReportBuilder:
             name,
             info.label,
             lambda code: _family(self.ruleset, code),
+            route_reason(self.operators.targets.get(name)),
         )
         return TargetSummary(
             target=info,

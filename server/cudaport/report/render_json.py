@@ -18,6 +18,7 @@ from .checklist import CheckItem
 from .effort import Estimate
 from .folders import Folder, Totals
 from .model import ApiUse, AreaSummary, Availability, Dependency, Report, TargetSummary, WorkGroup
+from .operators import TargetOperators, happens_text, summary_text
 from .routes import RoutePlan
 from .rows import FileRow
 from .tally import Tally
@@ -107,6 +108,7 @@ def _head(report: Report) -> list[tuple[str, Any]]:
             },
         ),
         ("verdicts", {name: _verdict(report, report.summaries[name]) for name in names}),
+        ("operators", {entry.target: _operators(entry, report.effort) for entry in report.operators}),
         ("ranking", report.ranking),
         ("ranking_rule", i18n.t(RANKING_RULE)),
         ("cheapest", report.cheapest),
@@ -275,6 +277,44 @@ def _plan(plan: RoutePlan, model: EffortModel) -> dict[str, Any]:
                 entry["dual_stack_fix"] = {"covered": share.coverage.covered, "remaining": share.coverage.remaining}
         out["routes"][route_id] = entry
     return out
+
+
+def _operators(entry: TargetOperators, model: EffortModel) -> dict[str, Any]:
+    """A target's operator coverage: its plugin (null where PyTorch is built for the target from CUDA's kernels),
+    the APIs the project calls that it has no kernel for and their calls (those on the device), what the estimate
+    counts for them, and each API's calls, what happens to them and where they are."""
+    plugin = None
+    if not entry.builtin:
+        plugin = {
+            "package": entry.package,
+            "release": entry.release,
+            "torch": entry.torch,
+            "missing": entry.missing,
+            "strict": entry.strict or None,
+        }
+    return {
+        "plugin": plugin,
+        "builtin": entry.builtin,
+        "summary": summary_text(entry),
+        "apis": entry.apis,
+        "calls": entry.calls,
+        "days": _hours(model.days(entry.hours)),
+        "gaps": [
+            {
+                "api": gap.api,
+                "operators": [f"aten::{op}" for op in gap.operators],
+                "calls": gap.calls,
+                "on_cpu": gap.on_cpu,
+                "files": gap.files,
+                "happens": entry.happens(gap),
+                "reads": happens_text(entry, gap),
+                "unlisted": gap.unlisted,
+                "limited": gap.limited,
+                "where": [{"path": path, "lines": lines} for path, lines in gap.where.items()],
+            }
+            for gap in entry.gaps
+        ],
+    }
 
 
 def _verdict(report: Report, s: TargetSummary) -> dict[str, Any]:

@@ -189,9 +189,25 @@ def recommend(
     target: str,
     label: str,
     family: Callable[[str], str],
+    also: str = "",
 ) -> RoutePlan:
     """The route whose files carry the most of the target's estimated effort (on a tie: B, then C, then A), and
-    why, in numbers. `family` names a rule's library or API family in the active language."""
+    why, in numbers. `family` names a rule's library or API family in the active language; `also` is a further
+    reason, whatever the route (the PyTorch calls the target's plugin has no kernel for)."""
+    plan = _recommend(routes, shares, total, target, label, family)
+    if also and any(share.files for share in shares.values()):
+        plan.why = clauses([plan.why, also])
+    return plan
+
+
+def _recommend(
+    routes: Mapping[str, Route],
+    shares: dict[str, RouteShare],
+    total: Hours,
+    target: str,
+    label: str,
+    family: Callable[[str], str],
+) -> RoutePlan:
     for share in shares.values():
         share.files.sort(key=lambda item: (-item[1].high, item[0]))
     whole = total.middle or 1.0
