@@ -71,22 +71,33 @@ def has_accelerator(folder: Path, ruleset: RuleSet) -> bool:
 def _torch_floor(folder: str) -> tuple[int, ...] | None:
     here = Path(folder)
     for base in [here, *here.parents][:_LEVELS]:
-        candidates = [base / name for name in _REQUIREMENT_FILES]
-        with contextlib.suppress(OSError):
-            candidates += sorted(base.glob("requirements*.txt")) + sorted(base.glob("requirements/*.txt"))
-        for candidate in candidates:
-            try:
-                text = candidate.read_text(encoding="utf-8", errors="replace") if candidate.is_file() else ""
-            except OSError:
-                continue
-            for match in _TORCH_FLOOR.finditer(text):
-                line_start = text.rfind("\n", 0, match.start()) + 1
-                if text[line_start : match.start()].lstrip().startswith("#"):
-                    continue  # a commented-out requirement
-                return version_key(match.group(1))
-        if any((base / marker).exists() for marker in _PROJECT_MARKERS):
+        named, floor, root = _floor_in(str(base))
+        if named:
+            return floor
+        if root:
             break  # the project's root: above it lie other projects
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _floor_in(folder: str) -> tuple[bool, tuple[int, ...] | None, bool]:
+    """Whether a requirement file in `folder` names torch with a lower bound, that bound, and whether `folder` is a
+    project's root; once per folder (the files of a tree share their folders above)."""
+    base = Path(folder)
+    candidates = [base / name for name in _REQUIREMENT_FILES]
+    with contextlib.suppress(OSError):
+        candidates += sorted(base.glob("requirements*.txt")) + sorted(base.glob("requirements/*.txt"))
+    for candidate in candidates:
+        try:
+            text = candidate.read_text(encoding="utf-8", errors="replace") if candidate.is_file() else ""
+        except OSError:
+            continue
+        for match in _TORCH_FLOOR.finditer(text):
+            line_start = text.rfind("\n", 0, match.start()) + 1
+            if text[line_start : match.start()].lstrip().startswith("#"):
+                continue  # a commented-out requirement
+            return True, version_key(match.group(1)), False
+    return False, None, any((base / marker).exists() for marker in _PROJECT_MARKERS)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -260,29 +260,34 @@ def _ask(context: FileContext, question: tuple[str, ...]) -> Any:
     raise KeyError(kind)
 
 
-_SIBLINGS: dict[str, bytes] = {}
-
-
-def _siblings(path: Path) -> bytes:
-    """The Python modules beside a Python file (a device abstraction's sides are files: `npu_accelerator.py`)."""
+def _siblings(path: Path, listed: dict[str, bytes]) -> bytes:
+    """The Python modules beside a Python file (a device abstraction's sides are files: `npu_accelerator.py`);
+    `listed`: the folders listed in this run."""
     folder = os.path.dirname(os.path.abspath(path))
-    known = _SIBLINGS.get(folder)
+    known = listed.get(folder)
     if known is None:
         try:
             names = sorted(n for n in os.listdir(folder) if n.endswith(".py"))
         except OSError:
             names = []
-        known = _SIBLINGS[folder] = _digest(*names)
+        known = listed[folder] = _digest(*names)
     return _digest(known, os.path.basename(path))
 
 
-def _file_facts(engine: Engine, source_path: SourcePath) -> tuple[Any, ...]:
+def _file_facts(engine: Engine, source_path: SourcePath, listed: dict[str, bytes]) -> tuple[Any, ...]:
     """What a file's results depend on besides its bytes and the questions of its analysis: its dual-stack plan
     (the project's PyTorch release, where the helper module goes) and, for Python, its sibling modules."""
     if source_path.language not in ("python", "notebook"):
         return ()  # the plan of any other file is its path's and the configuration's, both in the record's name
-    plan = dualplan.plan_for(engine.settings, engine.ruleset, source_path.path)
-    return (dataclasses.astuple(plan), _siblings(source_path.path))
+    # a Python file's plan is its folder's (the portability header, whose name ends in .h, is never one)
+    folder = os.path.dirname(os.path.abspath(source_path.path))
+    key = f"plan\0{folder}\0{source_path.path.suffix}"
+    plan = listed.get(key)
+    if plan is None:
+        plan = listed[key] = pickle.dumps(
+            dataclasses.astuple(dualplan.plan_for(engine.settings, engine.ruleset, source_path.path))
+        )
+    return (plan, _siblings(source_path.path, listed))
 
 
 # ---- records --------------------------------------------------------------------------------------------------
@@ -436,12 +441,14 @@ class ResultCache:
     _engine: Engine | None = field(default=None, repr=False)
     _stats: dict[str, Any] = field(default_factory=dict, repr=False)  # path -> (size, time) or None, this run's
     _resolved: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)  # include names, this run's
+    _listed: dict[str, bytes] = field(default_factory=dict, repr=False)  # folders' modules and plans, this run's
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state["_engine"] = None
         state["_stats"] = {}
         state["_resolved"] = {}
+        state["_listed"] = {}
         return state
 
     # -- naming ---------------------------------------------------------------------------------------------------
@@ -495,7 +502,7 @@ class ResultCache:
             return None
         engine = self.engine()
         try:
-            if facts != _file_facts(engine, source_path):
+            if facts != _file_facts(engine, source_path, self._listed):
                 return None
             if self._unchanged(provenance):  # the project's answers hold: only the folder's are asked again
                 questions = [(q, a) for q, a in questions if q[0] in _FOLDER_QUESTIONS]
@@ -598,7 +605,7 @@ class ResultCache:
             record = (
                 _digest(source.data),
                 source.encoding,
-                _file_facts(engine, source_path),
+                _file_facts(engine, source_path, self._listed),
                 sorted(pending.questions.items()),
                 pending.provenance,
                 plain,
