@@ -173,7 +173,7 @@ def test_default_folder_its_tags_and_overrides(tree: Path, tmp_path: Path) -> No
     (tree / "cudaport.toml").write_text('target = "hip"\ncache-dir = "build/.c"\n')
     run("check", ".", cwd=tree, env=env)
     assert (tree / "build" / ".c" / "CACHEDIR.TAG").is_file()
-    env["CUDAPORT_CACHE_DIR"] = str(tmp_path / "from-env")
+    env["CUDAPORT_RESULTS_CACHE_DIR"] = str(tmp_path / "from-env")
     run("check", ".", cwd=tree, env=env)
     assert (tmp_path / "from-env" / "CACHEDIR.TAG").is_file()
     run("check", ".", "--cache-dir", str(tmp_path / "from-option"), cwd=tree, env=env)

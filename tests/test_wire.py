@@ -16,7 +16,17 @@ from cudaport.project.config import load_settings
 
 # The fields the encoding carries, in its order: a field added to one of these classes must be added to it too.
 ENCODED = {
-    FileFindings: ["path", "language", "target", "lines", "diagnostics", "skipped", "error", "excerpts"],
+    FileFindings: [
+        "path",
+        "language",
+        "target",
+        "lines",
+        "diagnostics",
+        "skipped",
+        "error",
+        "excerpts",
+        "source_lines",
+    ],
     Diagnostic: ["path", "line", "column", "end_line", "end_column", "finding"],
     Finding: [
         *("rule", "start", "end", "difficulty", "message", "symbol"),

@@ -125,8 +125,8 @@ def _selection_options(parser: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="DIR",
         help=t(
-            "where the results cache lives (default: $CUDAPORT_CACHE_DIR, else `cache-dir` of the configuration, "
-            "else .cudaport_cache in the project's root)"
+            "where the results cache lives (default: $CUDAPORT_RESULTS_CACHE_DIR, else `cache-dir` of the "
+            "configuration, else .cudaport_cache in the project's root)"
         ),
     )
     group.add_argument(

@@ -2,7 +2,7 @@
 that has not changed reads its results back instead of analysing it again (ruff's cache, for cudaport).
 
 Where: `.cudaport_cache/` in the project's root (with a `.gitignore` of `*` and a CACHEDIR.TAG, as ruff's), or
-`--cache-dir`, else $CUDAPORT_CACHE_DIR, else `cache-dir` of the configuration; `--no-cache` (or
+`--cache-dir`, else $CUDAPORT_RESULTS_CACHE_DIR, else `cache-dir` of the configuration; `--no-cache` (or
 CUDAPORT_NO_CACHE=1) turns it off. One record per file, under `results/`, named by what the file's results depend
 on that a run knows before reading it: cudaport's version and code, the rule data, the configuration that changes
 an analysis, the language of messages, the file's label and path. The record holds a digest of the file's bytes and
@@ -51,7 +51,7 @@ from .engine import Engine, FileResult
 FORMAT = 1  # bump when the layout of a record changes
 MAGIC = b"cudaport results %d\n" % FORMAT
 FOLDER_NAME = ".cudaport_cache"
-ENV_DIR = "CUDAPORT_CACHE_DIR"
+ENV_DIR = "CUDAPORT_RESULTS_CACHE_DIR"
 ENV_OFF = "CUDAPORT_NO_CACHE"
 _TAG = (
     b"Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -74,7 +74,7 @@ Outcome = TypeVar("Outcome")
 
 # ---- where ----------------------------------------------------------------------------------------------------
 def cache_folder(settings: Settings, option: Path | None = None, disabled: bool = False) -> Path | None:
-    """The results cache folder for a run: --cache-dir, else $CUDAPORT_CACHE_DIR, else `cache-dir` of the
+    """The results cache folder for a run: --cache-dir, else $CUDAPORT_RESULTS_CACHE_DIR, else `cache-dir` of the
     configuration, else .cudaport_cache in the project's root; None when turned off (--no-cache,
     CUDAPORT_NO_CACHE=1)."""
     if disabled or os.environ.get(ENV_OFF, "") not in ("", "0"):
