@@ -72,15 +72,20 @@ def _english_by_default() -> Iterator[None]:
 
 @pytest.fixture(autouse=True, scope="session")
 def _rule_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """The compiled rule cache of the test run (in-process and in the processes tests start) in a folder of its
-    own, never the user's ~/.cache/cudaport."""
-    saved = os.environ.get("CUDAPORT_CACHE_DIR")
-    os.environ["CUDAPORT_CACHE_DIR"] = str(tmp_path_factory.mktemp("rule-cache"))
+    """The compiled rule cache and the results cache of the test run (in-process and in the processes tests start)
+    in folders of their own, never the user's ~/.cache/cudaport or the trees under test."""
+    names = {"CUDAPORT_CACHE_DIR": "rule-cache", "CUDAPORT_RESULTS_CACHE_DIR": "results-cache"}
+    saved = {name: os.environ.get(name) for name in names}
+    # The results cache too: out of the trees tests compare file by file (tests/test_results_cache.py puts it
+    # back where a user's run keeps it).
+    for name, folder in names.items():
+        os.environ[name] = str(tmp_path_factory.mktemp(folder))
     yield
-    if saved is None:
-        os.environ.pop("CUDAPORT_CACHE_DIR", None)
-    else:
-        os.environ["CUDAPORT_CACHE_DIR"] = saved
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @dataclass

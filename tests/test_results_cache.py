@@ -158,7 +158,7 @@ def test_settings_language_and_paths_are_part_of_the_key(tree: Path, tmp_path: P
 
 
 def test_default_folder_its_tags_and_overrides(tree: Path, tmp_path: Path) -> None:
-    env = _env(CUDAPORT_CACHE_DIR=None)
+    env = _env(CUDAPORT_CACHE_DIR=None, CUDAPORT_RESULTS_CACHE_DIR=None)
     env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")  # the rule data's cache, kept out of the home folder
     (tree / "cudaport.toml").write_text('target = "hip"\n')
     first = run("check", ".", "-v", cwd=tree / "py", env=env)  # the configuration's folder is the root

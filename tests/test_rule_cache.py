@@ -40,7 +40,7 @@ def _run(cache: Path | None, *args: str, cwd: Path) -> subprocess.CompletedProce
         env["CUDAPORT_NO_CACHE"] = "1"
     else:
         env["CUDAPORT_CACHE_DIR"] = str(cache)
-    # the rule cache alone: the results cache, which CUDAPORT_CACHE_DIR moves too, is test_results_cache's
+    # the rule cache alone: the results cache is test_results_cache.py's
     results = ["--no-cache"] if args and args[0] in ("check", "fix", "report") else []
     command = [cudaport_executable(), *args, *results]
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)

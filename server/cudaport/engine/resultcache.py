@@ -45,6 +45,7 @@ from ..model.source import SkipFile, SourceFile, read_source
 from ..project.config import Settings
 from ..project.files import SourcePath
 from ..project.includes import ProjectIndex, Provenance
+from ..resources.cache import write_whole
 from . import dualplan
 from .engine import Engine, FileResult
 
@@ -97,7 +98,7 @@ def _prepare(folder: Path) -> str | None:
         folder.mkdir(parents=True, exist_ok=True)
         for name, content in ((".gitignore", b"# Created by cudaport automatically.\n*\n"), ("CACHEDIR.TAG", _TAG)):
             if not (folder / name).exists():
-                _write(folder / name, content)
+                write_whole(folder / name, content)
                 os.chmod(folder / name, 0o644)
         (folder / "results").mkdir(exist_ok=True)
         probe = folder / "results" / f".probe-{os.getpid()}"
@@ -106,21 +107,6 @@ def _prepare(folder: Path) -> str | None:
     except OSError as exc:
         return exc.strerror or str(exc)
     return None
-
-
-def _write(path: Path, payload: bytes) -> None:
-    """A file written whole: a temporary file beside it renamed into place (concurrent readers see either)."""
-    import tempfile
-
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
 
 
 # ---- what a record depends on ----------------------------------------------------------------------------------
@@ -612,7 +598,7 @@ class ResultCache:
             )
             path = self.record_path(source_path)
             path.parent.mkdir(exist_ok=True)
-            _write(path, MAGIC + pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
+            write_whole(path, MAGIC + pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
         except Exception as exc:  # a full disk, a folder removed meanwhile: the next run analyses it again
             from ..resources.cache import debug
 

@@ -140,17 +140,25 @@ def file_findings(
                 if excerpts:
                     found.excerpts = _line_texts(result.source.data, index, {d.line for d in found.diagnostics})
         out.append(found)
-    kind = file_kind(source_path.language)
-    if line_text and index is not None and not (kind is not None and kind.binary):
-        texts = line_texts(
-            data,
-            (d.line for found in out for d in found.diagnostics),
-            index,
-            notebook=source_path.language == "notebook",
-        )
-        for found in out:
-            found.source_lines = texts
+    if line_text and index is not None:
+        attach_line_texts(source_path, data, index, out)
     return out
+
+
+def attach_line_texts(source_path: SourcePath, data: bytes, index: LineIndex, results: list[FileFindings]) -> None:
+    """Give one file's results for every target the report's text of its lines with findings (one dict, shared;
+    none for a binary)."""
+    kind = file_kind(source_path.language)
+    if kind is not None and kind.binary:
+        return
+    texts = line_texts(
+        data,
+        (d.line for found in results for d in found.diagnostics),
+        index,
+        notebook=source_path.language == "notebook",
+    )
+    for found in results:
+        found.source_lines = texts
 
 
 def _line_texts(data: bytes, index: LineIndex, lines: set[int]) -> dict[int, str]:
@@ -361,16 +369,8 @@ class Scan:
                 if excerpts:
                     for result in results:
                         result.excerpts = _line_texts(data, index, {d.line for d in result.diagnostics})
-                kind = file_kind(source_path.language)
-                if line_text and not (kind is not None and kind.binary):
-                    texts = line_texts(
-                        data,
-                        (d.line for result in results for d in result.diagnostics),
-                        index,
-                        notebook=source_path.language == "notebook",
-                    )
-                    for result in results:
-                        result.source_lines = texts
+                if line_text:
+                    attach_line_texts(source_path, data, index, results)
             return results
 
         def run(

@@ -109,20 +109,26 @@ def stamp_of(parts: list[str], files: Iterable[Path]) -> bytes:
     return stamp_files([f"{FORMAT} {__version__}", *parts], files)
 
 
-def write(path: Path, payload: bytes) -> None:
-    """Write a cache file whole (a temporary file renamed into place); never raises."""
+def write_whole(path: Path, payload: bytes) -> None:
+    """A file written whole: a temporary file beside it renamed into place, so concurrent readers see the old
+    file or the new one, never a part (raises what the file system raises)."""
     import tempfile
 
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def write(path: Path, payload: bytes) -> None:
+    """Write a cache file whole (write_whole); never raises."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(payload)
-            os.replace(temporary, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
+        write_whole(path, payload)
     except Exception as exc:  # read-only home, full disk, a file where the folder should be: run without it
         debug("cache %s not written (%s: %s)", path, type(exc).__name__, exc)
