@@ -64,6 +64,18 @@ def _imported(tmp_path: Path, *args: str, cache: Path) -> tuple[subprocess.Compl
     return proc, modules
 
 
+def _launcher_imports() -> tuple[str, ...]:
+    """What the console script itself imports before it calls cudaport: pip writes the launcher, and its older
+    releases (23.x, the one `python -m venv` bundles) import `re` there to strip an `.exe` suffix. Those are pip's
+    imports, not cudaport's."""
+    text = Path(cudaport_executable()).read_text(encoding="utf-8", errors="replace")
+    names = []
+    for line in text.splitlines():
+        if line.startswith("import "):
+            names.extend(part.strip().split(" ")[0] for part in line[len("import ") :].split(","))
+    return tuple(names)
+
+
 def _within(modules: set[str], packages: tuple[str, ...]) -> list[str]:
     return sorted(m for m in modules if any(m == p or m.startswith(p + ".") for p in packages))
 
@@ -73,7 +85,9 @@ def test_version_imports_nothing_but_the_entry_point(tmp_path: Path) -> None:
     assert proc.returncode == 0 and proc.stdout == "cudaport 0.1.0\n"
     assert modules, "python -X importtime reported nothing"
     assert sorted(m for m in modules if m.startswith("cudaport")) == ["cudaport", "cudaport.cli", "cudaport.cli.main"]
-    assert _within(modules, ("argparse", "tree_sitter", "pickle", "json", "tomllib", "re", *NOT_IN_A_CHECK)) == []
+    launcher = _launcher_imports()
+    budget = tuple(m for m in ("argparse", "tree_sitter", "pickle", "json", "tomllib", "re") if m not in launcher)
+    assert _within(modules, (*budget, *NOT_IN_A_CHECK)) == []
 
 
 @pytest.mark.parametrize(

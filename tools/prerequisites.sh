@@ -37,7 +37,11 @@ if [ "$check" = 1 ]; then
 else
   # pip install is quick when everything is there, and brings what pyproject.toml added since
   say "installing .venv: cudaport (editable) and its test tools (pytest, pytest-lsp, ruff, mypy, pre-commit, playwright's driver)"
-  [ -x .venv/bin/python ] || python3 -m venv .venv
+  if [ ! -x .venv/bin/python ]; then
+    python3 -m venv .venv
+    # the pip that venv bundles writes console scripts that import `re` before cudaport starts; a current pip does not
+    .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip || say "could not upgrade pip; going on"
+  fi
   .venv/bin/pip install -q --disable-pip-version-check -e '.[dev]'
 fi
 if [ "$fast" = 1 ]; then
