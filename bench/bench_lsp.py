@@ -470,6 +470,105 @@ def bulk(workspace: Path) -> None:
     server.close()
 
 
+def stall(workspace: Path, baseline: Path | None = None, runs: int = 5) -> None:
+    """Requests sent while a 20 MB one-line buffer (max-file-size raised) is being analysed: how long each waits for
+    its answer (`runs` buffers, each followed by a hover on it, a hover on another document, a code action and a
+    $/cancelRequest'd hover), then how long its diagnostics took. With `baseline`, the same with that checkout's
+    server, before this one's."""
+    codes = {"baseline": baseline, "this": None} if baseline is not None else {"this": None}
+    for name, code in codes.items():
+        server = Server(workspace, {"debounce": 0, "maxFileSize": 100_000_000, "logLevel": "debug"}, code=code)
+        small = (workspace / "stall-small.cu").as_uri()
+        server.notify(
+            "textDocument/didOpen",
+            {
+                "textDocument": {
+                    "uri": small,
+                    "languageId": "cuda-cpp",
+                    "version": 1,
+                    "text": "void f() { cudaFree(0); }\n",
+                }
+            },
+        )
+        server.fetch(small, 1, "push")
+        first: list[float] = []
+        others: list[float] = []
+        published: list[float] = []
+        for run in range(runs):
+            uri = (workspace / f"stall-{run}.cu").as_uri()
+            text = "cudaMalloc(p, n); " + "x" * 20_000_000
+            server.notify(
+                "textDocument/didOpen",
+                {"textDocument": {"uri": uri, "languageId": "cuda-cpp", "version": 1, "text": text}},
+            )
+            sent = time.perf_counter()
+            for index, (target, position) in enumerate(((uri, (0, 3)), (small, (0, 12)), (uri, (0, 3)))):
+                began = time.perf_counter()
+                if index == 2:
+                    server.request(
+                        "textDocument/codeAction",
+                        {"textDocument": {"uri": target}, "range": _range(0, 0, 0, 5), "context": {"diagnostics": []}},
+                    )
+                else:
+                    server.request(
+                        "textDocument/hover",
+                        {"textDocument": {"uri": target}, "position": {"line": position[0], "character": position[1]}},
+                    )
+                (first if index == 0 else others).append((time.perf_counter() - began) * 1000)
+            server.diagnostics(uri, 1)
+            published.append((time.perf_counter() - sent) * 1000)
+            server.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        began = time.perf_counter()
+        server.close()
+        exit_ms = (time.perf_counter() - began) * 1000
+        print(
+            f"  {name:>8}: first request after the didOpen p50 {_p(first, 50):6.0f} ms  p95 {_p(first, 95):6.0f} ms"
+            f" | next requests p50 {_p(others, 50):5.0f} ms  p95 {_p(others, 95):5.0f} ms"
+            f" | diagnostics p50 {_p(published, 50):6.0f} ms | shutdown+exit {exit_ms:.0f} ms"
+            f"  ({runs} buffers)"
+        )
+    print(
+        "  (target: every request answered within 100 ms whatever is analysed; the first one waits for the 20 MB"
+        " didOpen before it in the stream to be read and decoded)"
+    )
+
+
+def directive_edits(workspace: Path, edits: int, baseline: Path | None = None) -> None:
+    """`#endif` edited into `#endifx` and back in the middle of the dense file (the `#if` then takes in the rest of
+    the file): server-side p50/p95 from the change to its diagnostics."""
+    text = dense_text()
+    lines = text.split("\n")
+    rows = [i for i, line in enumerate(lines) if line.strip() == "#endif"]
+    row = min(rows, key=lambda i: abs(i - len(lines) // 2))
+    column = len(lines[row])
+    codes = {"baseline": baseline, "this": None} if baseline is not None else {"this": None}
+    options = {"debounce": 0, "fullCheckAfterIdle": 0, "logLevel": "debug"}
+    servers = {name: Server(workspace, options, code=code) for name, code in codes.items()}
+    uri = (workspace / "directive.cu").as_uri()
+    for server in servers.values():
+        server.notify(
+            "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "cuda-cpp", "version": 1, "text": text}}
+        )
+        server.fetch(uri, 1, "push")
+    changes = []
+    for _ in range(edits // 2):
+        changes.append({"range": _range(row, column, row, column), "text": "x"})
+        changes.append({"range": _range(row, column, row, column + 1), "text": ""})
+    for version, change in enumerate(changes, start=2):
+        for server in servers.values():
+            params = {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}
+            server.notify("textDocument/didChange", params)
+            server.fetch(uri, version, "push")
+    time.sleep(0.2)
+    for name, server in servers.items():
+        side = [server.server_ms[(uri, v)] for v in range(2, len(changes) + 2) if (uri, v) in server.server_ms]
+        server.close()
+        print(
+            f"  {name:>8}: `#endif` <-> `#endifx` at line {row + 1:,}: server p50 {_p(side, 50):6.1f} ms"
+            f"  p95 {_p(side, 95):6.1f} ms  ({len(changes)} edits)"
+        )
+
+
 def memory_under_edits(path: Path, workspace: Path, edits: int) -> None:
     """Resident memory before and after `edits` single-character changes to one document."""
     server = Server(workspace, {"debounce": 50})
@@ -568,7 +667,9 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=ROOT / "bench" / ".corpus")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--memory-edits", type=int, default=22_000, help="edits for the memory-growth figure")
-    parser.add_argument("--only", choices=["keystrokes", "dense", "memory", "bulk"], help="run one part only")
+    parser.add_argument(
+        "--only", choices=["keystrokes", "dense", "memory", "bulk", "stall", "directive"], help="run one part only"
+    )
     parser.add_argument(
         "--baseline",
         type=Path,
@@ -582,6 +683,12 @@ def main() -> int:
         return 0
     if args.only == "bulk":
         bulk(workspace)
+        return 0
+    if args.only == "stall":
+        stall(workspace, args.baseline)
+        return 0
+    if args.only == "directive":
+        directive_edits(workspace, max(20, args.edits // 2), args.baseline)
         return 0
     if args.only == "memory":
         memory_under_edits(ROOT / "tests" / "lsp" / "data" / "reduce.cu", workspace, args.memory_edits)
@@ -607,6 +714,10 @@ def main() -> int:
         return 0
     print("\ndense file (test fixtures, >= 5,000 findings in >= 10,000 lines): edits at the top, middle and end")
     dense(args.edits // 4, workspace, args.seed, args.baseline)
+    print("\na directive edited in the middle of the dense file:")
+    directive_edits(workspace, max(20, args.edits // 2), args.baseline)
+    print("\nrequests while a 20 MB buffer is analysed:")
+    stall(workspace, args.baseline)
     print("\nbulk changes and oversized buffers (the slowest round trip of each):")
     bulk(workspace)
     print("\nmemory under editing:")

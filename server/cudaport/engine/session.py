@@ -35,11 +35,12 @@ from __future__ import annotations
 import functools
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from tree_sitter import Language, Query, QueryCursor
+from tree_sitter import Language, Parser, Query, QueryCursor
 
 from ..analyzers.common.base import FactFinder, FileContext, FileFacts, IncrementalProfile, SpanParser, search_windows
 from ..analyzers.common.presence import Presence
@@ -72,10 +73,20 @@ _RETURN_DECLARATORS = frozenset({"pointer_declarator", "reference_declarator"})
 Declaration = tuple[int, int, str, str]
 
 
+class Cancelled(Exception):
+    """An analysis given up because its text is no longer wanted (see Session.analyse's `cancelled`)."""
+
+
+# The chunk a cancellable parse reads at a time: tree-sitter holds the interpreter lock for a whole parse (0.8 s for
+# 20 MB), but returns to Python for every chunk of its input, where other threads get their turn.
+_PARSE_CHUNK = 1 << 16
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     # "full", "incremental", "current", or "local": the edited function re-parsed alone, the findings provisional
-    # until `Session.settle()` has re-parsed the whole file
+    # until `Session.settle()` has re-parsed the whole file; "deferred": a whole-file analysis was needed and not
+    # allowed (`allow_full=False`): nothing changed but `needs_full`
     mode: str
     seconds: float = 0.0
     windows: int = 0
@@ -373,14 +384,26 @@ class Session:
         return [f for lo, hi in windows for f in self.store.starting_in(lo, hi)]
 
     # ---- analysis -------------------------------------------------------------------------------------------
-    def analyse(self, whole_file: bool = False, incremental: bool = True, local_first: bool = False) -> Outcome:
+    def analyse(
+        self,
+        whole_file: bool = False,
+        incremental: bool = True,
+        local_first: bool = False,
+        allow_full: bool = True,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> Outcome:
         """Make `findings` describe the current text; `incremental=False` parses and analyses it whole.
 
         `local_first`: when the edits since the last analysis lie in or between a few declarations (cudaport.spans),
         re-parse their text alone and analyse it (Outcome "local"), leaving the whole file's re-parse to `settle()`.
         Tree-sitter re-parses a file in time that grows with its number of top-level declarations (2 ms for 2,500
         on a fast machine) however small the edit; a function parses alone in tens of microseconds, and the same as
-        in its file. An editor shows the findings at once and settles right after."""
+        in its file. An editor shows the findings at once and settles right after.
+
+        `allow_full=False`: when only a whole-file analysis will do, return Outcome("deferred") instead (a front end
+        that runs those elsewhere, on a fresh Session: the language server's message loop must stay free).
+        `cancelled()`: asked while the text is parsed and between the phases of a whole-file analysis; when it says
+        so, Cancelled is raised (the session is then to be dropped: a fresh one analysing a snapshot)."""
         began = time.perf_counter()
         if self.current and not whole_file:
             return Outcome("current", changed=False)
@@ -398,21 +421,54 @@ class Session:
                 self._done(*self._facts_after)
                 self.incremental_runs += 1
                 return Outcome("incremental", time.perf_counter() - began, *result)
+            if not allow_full:
+                return self._deferred()
             tree = self.tree  # the attempt parsed the current text before it gave up: no second parse
+        elif not allow_full:
+            return self._deferred()
         elif incremental and not whole_file and self.tree is not None:
-            tree = self.engine.analyzer(language).parse(self.data, self.tree)
+            tree = self._parse(self.tree, cancelled)
         else:
-            tree = self.engine.analyzer(language).parse(self.data)
+            tree = self._parse(None, cancelled)
         self._full(tree)
+        if cancelled is not None and cancelled():
+            raise Cancelled
         self._done()
         self.incremental_runs = 0
         return Outcome("full", time.perf_counter() - began)
+
+    def _deferred(self) -> Outcome:
+        self.needs_full = True
+        return Outcome("deferred", changed=False)
+
+    def _parse(self, old_tree: Any | None, cancelled: Callable[[], bool] | None) -> Any:
+        """The current text parsed (reusing `old_tree`); with `cancelled`, in chunks, so that other threads run
+        while it parses and a text no longer wanted stops being parsed."""
+        assert self.language is not None
+        analyzer = self.engine.analyzer(self.language)
+        parser = getattr(analyzer, "parser", None)
+        if cancelled is None or not isinstance(parser, Parser):
+            return analyzer.parse(self.data, old_tree)
+        view = memoryview(self.data)
+        stopped = False
+
+        def read(offset: int, point: Any) -> bytes | None:
+            nonlocal stopped
+            if stopped or cancelled():
+                stopped = True
+                return None  # the end of the input, as tree-sitter sees it: the parse ends soon
+            return bytes(view[offset : offset + _PARSE_CHUNK])
+
+        tree = parser.parse(read, old_tree) if old_tree is not None else parser.parse(read)
+        if stopped:
+            raise Cancelled
+        return tree
 
     @property
     def settled(self) -> bool:
         return not self.provisional
 
-    def settle(self) -> bool:
+    def settle(self, allow_full: bool = True) -> bool:
         """Confirm a local analysis: re-parse the whole file and analyse the span again with its tree (and, after a
         directive edit, compare the facts with the whole file's). Whether that changed the findings (rarely: the
         span parsed differently in its file, as half-typed code can, or an edit in it changed the syntax after it,
@@ -428,7 +484,9 @@ class Session:
             self.facts_changed = self.context_stale = True
             self._provisional_facts = False
         before = self.store  # a whole-file analysis makes a new store: then compare the two (a file-level finding)
-        outcome = self.analyse()
+        outcome = self.analyse(allow_full=allow_full)
+        if outcome.mode == "deferred":
+            return False  # the whole-file analysis to come replaces these findings
         if outcome.mode == "incremental":
             return outcome.changed
         return self.store.all() != before.all()

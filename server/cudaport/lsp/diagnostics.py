@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..i18n import N_
 from ..model.findings import Finding
-from . import logs
+from . import analysis, logs
+from .background import Job
 from .documents import Document
 from .jsonparts import PreparedJSON, RawJSON
 from .render import IDENTIFIER
@@ -93,6 +94,8 @@ class Diagnostics:
         if document is None:
             return
         outcome = self.store.bring_up_to_date(document, local_first=self.local_first)
+        if outcome.mode == "deferred":
+            return  # published when the analysis thread is done (analysed_in_background)
         self.publish(document)
         if outcome.mode in ("incremental", "local"):
             self._schedule_idle_check(document)
@@ -109,10 +112,61 @@ class Diagnostics:
         log_latency(document, "published")
 
     def closed(self, uri: str) -> None:
+        background = self.store.background
+        if background is not None:
+            background.cancel(uri)
         self._cancel(self._timers, uri)
         self._cancel(self._idle_checks, uri)
         if not self.pull_mode:
             self.client.clear(uri)
+
+    # ---- analyses done off the message loop (cudaport.lsp.background) --------------------------------------------
+    def analysed_in_background(self, job: Job) -> None:
+        """A whole-file analysis is done: its session taken over (with the edits since replayed), and the current
+        version's diagnostics sent, or analysed first when there were edits. Nothing is sent for the snapshot's
+        version unless it is the current one."""
+        document = self.store.documents.get(job.uri)
+        if document is None or document is not job.owner:
+            return  # closed (and perhaps opened again) since
+        if self.store.resolve(document).token is not job.token:
+            return  # reconfigured since: a job under the new configuration follows
+        if job.error is not None:
+            log.error(
+                logs.said(N_("analysing {uri} failed; its diagnostics are cleared"), uri=document.uri),
+                exc_info=job.error,
+            )
+            self.store.fail(document)
+            self.publish(document)
+            return
+        background = self.store.background
+        newer = background.job_for(job.uri) if background is not None else None
+        was_current = document.current
+        before = [_identity(f) for f in document.findings] if was_current else None
+        analysis.adopt(document, job, more_to_come=newer is not None)
+        log.debug(
+            "analysed %s v%d on the analysis thread: full in %.1f ms (%d findings); %s",
+            document.uri,
+            job.version,
+            job.seconds * 1000,
+            len(document.session.store),
+            "current" if document.current else f"edited since (v{document.version})",
+        )
+        self.store.analysed_whole()
+        if newer is not None:
+            return  # a newer text is being analysed: its result is what gets sent
+        if not document.current:
+            # Edited since the snapshot: the edits are analysed now (incrementally, on the loop), then sent.
+            if self.pull_mode:
+                self.client.refresh_diagnostics()
+            else:
+                self.schedule(document, delay=0)
+            return
+        if before is not None and [_identity(f) for f in document.findings] == before:
+            return  # a whole-file check that confirmed what the client has
+        if self.pull_mode:
+            self.client.refresh_diagnostics()
+        else:
+            self.publish(document)
 
     # ---- the whole-file check once typing stops ------------------------------------------------------------
     def pulled(self, document: Document) -> None:

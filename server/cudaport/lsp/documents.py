@@ -77,6 +77,9 @@ class Document:
     reported_skip: Skip | None = None  # the skip reason the user has already been told about
     # Settling a local analysis (cudaport.session) changed the findings the client was given: they are sent again.
     settled_differently: bool = False
+    # While a whole-file analysis of a snapshot runs off the message loop (cudaport.lsp.background): the edits
+    # made since, (start, end, text) in bytes (start -1: the whole text replaced), replayed onto its session.
+    edit_log: list[tuple[int, int, bytes]] | None = None
 
     # The session's state, as the features read it.
     @property
@@ -115,9 +118,13 @@ class Document:
         return self.data[start:end].decode("utf-8", "replace")
 
     def replace_bytes(self, start: int, end: int, text: bytes) -> None:
+        if self.edit_log is not None:
+            self.edit_log.append((start, end, text))
         self.session.edit(start, end, text)
 
     def replace_all(self, data: bytes) -> None:
+        if self.edit_log is not None:
+            self.edit_log.append((-1, -1, data))
         self.session.replace_all(data)
 
 

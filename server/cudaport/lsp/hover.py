@@ -52,8 +52,10 @@ def hover(snapshot: Snapshot, position: types.Position) -> types.Hover | None:
         symbol = _lookup(snapshot.engine.ruleset, name, None)
         if symbol is None or symbol.quiet:
             return None
-    ratings = rate(snapshot, span, finding, name)
-    if finding is None:
+    # No tree: the document's first analysis is under way off the message loop (cudaport.lsp.background). Rating
+    # the name for every target would parse the whole buffer here: the rule data's description alone, for now.
+    ratings = rate(snapshot, span, finding, name) if snapshot.tree is not None else {}
+    if finding is None and ratings:
         # No diagnostic here (a suppressed line, a rule switched off): the analysis still rates the name.
         finding = ratings.get(snapshot.resolved.settings.target)
         if finding is None and not any(ratings.values()):
@@ -103,14 +105,24 @@ def _finding_at(snapshot: Snapshot, offset: int) -> Finding | None:
     return min(inside, key=lambda f: f.end - f.start) if inside else None
 
 
+_LONGEST_NAME = 256
+
+
 def _word_at(snapshot: Snapshot, offset: int) -> tuple[int, int, str] | None:
     """A name under the cursor, outside comments and strings (no finding there: a rule that is switched off, a
     suppressed line, a name in a position that does not count)."""
     lines = snapshot.lines
     line = lines.line_of(offset)
-    start = lines.line_start(line)
-    for match in _WORD.finditer(snapshot.data, start, lines.line_end(line)):
+    # Around the cursor only: a line can be a 20 MB buffer, and no name the rules know is this long (a word that
+    # reaches the edge of the window is longer).
+    start = max(lines.line_start(line), offset - _LONGEST_NAME)
+    end = min(lines.line_end(line), offset + _LONGEST_NAME)
+    for match in _WORD.finditer(snapshot.data, start, end):
         if match.start() <= offset <= match.end():
+            if (match.start() == start and start > lines.line_start(line)) or (
+                match.end() == end and end < lines.line_end(line)
+            ):
+                return None
             if snapshot.tree is not None and snapshot.language is not None:
                 node = snapshot.tree.root_node.descendant_for_byte_range(match.start(), match.end())
                 if node is not None and node.type in profile(snapshot.language).literals:

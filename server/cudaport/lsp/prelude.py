@@ -32,6 +32,7 @@ from typing import Any
 from .. import __version__
 from ..resources import cache
 from . import logs
+from .background import INLINE_FULL
 from .diagnostics import diagnostics_json, pull
 from .framing import Frame
 from .initialize import InitializeRequest
@@ -152,6 +153,10 @@ class _Prelude:
         if item is None or self.store.documents.get(item.uri) is not None:
             return False
         document = self.store.documents.open(item)
+        if len(document.data) > INLINE_FULL:
+            # analysed off the message loop, by the server (cudaport.lsp.background): it opens the document again
+            self.store.documents.close(item.uri)
+            return False
         log.debug("opened %s (%s, %d bytes)", document.uri, document.language or "not analysed", len(document.data))
         if self.store.capabilities.pull_diagnostics:
             return True  # the client asks for them

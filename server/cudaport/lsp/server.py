@@ -8,11 +8,12 @@ for debugging, on a loopback TCP port (`--tcp 127.0.0.1:2087`)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import logging
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from ..i18n import N_, t
 from . import code_actions, logs
 from . import diagnostics as diagnostics_feature
 from . import hover as hover_feature
+from .background import Background
 from .client import Client
 from .commands import MIGRATE, SUMMARY, TARGETS, Commands
 from .diagnostics import Diagnostics
@@ -32,6 +34,7 @@ from .features import register, register_command
 from .framing import Frame
 from .initialize import InitializeRequest
 from .jsonparts import PreparedJSON
+from .lifeline import Lifeline
 from .prelude import Early, remember_initialize
 from .protocol import CudaportProtocol, converter_factory
 from .settings import EditorSettings
@@ -62,6 +65,8 @@ class CudaportServer(LanguageServer):
             store.connect(report=self._show_configuration_problem, tell=self._show_message)
         self.store = store  # a prelude's store is connected by take_over, once messages can be written
         self.client = Client(self, lambda: self.store.capabilities)
+        self.lifeline: Lifeline | None = None  # over stdio: what ends the session when the client is gone
+        self.analysed_in_background: Any = None  # the diagnostics' word when the analysis thread is done
         _register_handlers(self)
 
     @property
@@ -105,6 +110,7 @@ def _register_handlers(server: CudaportServer) -> None:
     store for workspace-wide work) and hands it over; the features never see the server or each other."""
     store, client = server.store, server.client
     diagnostics = Diagnostics(store, client)
+    server.analysed_in_background = diagnostics.analysed_in_background
     workspace = WorkspaceDiagnostics(store, client)
     settings = EditorSettings(store, client, diagnostics, workspace, server.log_handler)
     sync = TextSync(store, diagnostics, settings, workspace)
@@ -116,6 +122,8 @@ def _register_handlers(server: CudaportServer) -> None:
         assert isinstance(protocol, CudaportProtocol)
         request = InitializeRequest.of(protocol.to_json(params))
         settings.initialize(request, server.workspace.position_encoding)
+        if server.lifeline is not None:
+            server.lifeline.watch_parent(params.process_id)
 
     async def initialized(params: types.InitializedParams) -> None:
         await settings.initialized()
@@ -233,11 +241,18 @@ def parse_loopback(address: str) -> tuple[str, int]:
     return host, port
 
 
-def serve_frames(server: CudaportServer, writer: ThreadedWriter, replay: list[Frame], frames: Iterator[Frame]) -> int:
+def serve_frames(
+    server: CudaportServer,
+    writer: ThreadedWriter,
+    replay: list[Frame],
+    frames: Iterator[Frame],
+    output: int | None = None,
+) -> int:
     """Handle `replay` (what the prelude read), then the rest of the client's `frames`, until the client exits: 0
-    after an orderly shutdown, 1 when it vanished without one. (The server writes to `writer`: take_over.)"""
+    after an orderly shutdown, 1 when it vanished without one. (The server writes to `writer`: take_over.)
+    `output`: the file descriptor `writer` writes to, watched for the client closing it."""
     try:
-        asyncio.run(_serve(server, replay, frames))
+        asyncio.run(_serve(server, replay, frames, writer, output))
     except (KeyboardInterrupt, SystemExit):
         pass
     except BrokenPipeError:
@@ -252,13 +267,23 @@ def serve_frames(server: CudaportServer, writer: ThreadedWriter, replay: list[Fr
 _BACKLOG = 512
 
 
-async def _serve(server: CudaportServer, replay: list[Frame], incoming: Iterator[Frame]) -> None:
-    """Handle the client's frames until its stream ends (or `exit` raises SystemExit). The frames are read on a
-    daemon thread: whatever it is blocked in when the stream closes, or when the client keeps it open after
-    `exit`, it never keeps the process alive."""
+async def _serve(
+    server: CudaportServer,
+    replay: list[Frame],
+    incoming: Iterator[Frame],
+    writer: ThreadedWriter | None = None,
+    output: int | None = None,
+) -> None:
+    """Handle the client's frames until its stream ends (or `exit` raises SystemExit), or the client is otherwise
+    gone (cudaport.lsp.lifeline). The frames are read on a daemon thread: whatever it is blocked in when the
+    stream closes, or when the client keeps it open after `exit`, it never keeps the process alive."""
     loop = asyncio.get_running_loop()
     frames: asyncio.Queue[Frame | None] = asyncio.Queue()
     backlog = threading.BoundedSemaphore(_BACKLOG)
+
+    def post_call(callback: Callable[[], None]) -> None:
+        with contextlib.suppress(RuntimeError):  # the event loop is gone: so is the session
+            loop.call_soon_threadsafe(callback)
 
     def post(frame: Frame | None) -> bool:
         try:
@@ -270,6 +295,15 @@ async def _serve(server: CudaportServer, replay: list[Frame], incoming: Iterator
     for kept in replay:
         backlog.acquire()
         frames.put_nowait(kept)
+    # Whole-file analyses of large buffers run on a thread of their own (cudaport.lsp.background): whatever is
+    # being analysed, the loop answers every message within milliseconds.
+    server.store.background = Background(lambda callback: post_call(callback), server.analysed_in_background)
+    lifeline = Lifeline(lambda reason: _ignore(post(None)), lambda: 0 if server.shutdown_requested else 1)
+    server.lifeline = lifeline
+    if writer is not None:
+        writer.on_lost = lambda: lifeline.end("the connection to the client is lost")
+    if output is not None:
+        lifeline.watch_output(output)
 
     def pump() -> None:
         for frame in incoming:
@@ -277,7 +311,7 @@ async def _serve(server: CudaportServer, replay: list[Frame], incoming: Iterator
             if not post(frame):
                 return
         log.info(logs.said(N_("the client closed the connection")))
-        post(None)
+        lifeline.end("the client's input ended")
 
     threading.Thread(target=pump, name="cudaport-stdin", daemon=True).start()
     protocol = server.protocol
@@ -287,3 +321,7 @@ async def _serve(server: CudaportServer, replay: list[Frame], incoming: Iterator
             protocol.receive(frame)
         finally:
             backlog.release()
+
+
+def _ignore(value: object) -> None:
+    """(For a callback whose result nobody reads.)"""

@@ -25,6 +25,9 @@ log = logging.getLogger(__name__)
 def serve_stdio(log_file: Path | None = None) -> int:
     """Serve one client over stdin/stdout until it exits: 0 after an orderly shutdown, 1 when it vanished without
     one."""
+    # The analysis thread (cudaport.lsp.background) is busy for seconds at a time: a request arriving meanwhile
+    # waits for the interpreter lock up to this long at each of the steps it takes (5 ms by default).
+    sys.setswitchinterval(0.001)
     gc.disable()  # start-up allocates for good (rule tables, the protocol's classes); the store tunes it after
     log_handler = logs.ClientLogHandler()
     logs.configure(log_handler, log_file, to_stderr=False)
@@ -48,7 +51,11 @@ def serve_stdio(log_file: Path | None = None) -> int:
         gc.enable()
     server = CudaportServer(early.store, log_handler)
     server.take_over(early, writer)
-    return serve_frames(server, writer, early.replay, frames)
+    try:
+        output = stdout.fileno()
+    except (OSError, ValueError, AttributeError):
+        output = None
+    return serve_frames(server, writer, early.replay, frames, output)
 
 
 _PIPE_SIZES = (4 << 20, 1 << 20)  # 1 MiB is Linux's limit for an unprivileged process (fs.pipe-max-size)

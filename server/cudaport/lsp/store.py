@@ -18,6 +18,7 @@ from ..i18n import N_
 from ..model.findings import Difficulty, Finding
 from ..model.source import LineIndex
 from . import analysis, logs
+from .background import INLINE_FULL, Background
 from .capabilities import ClientCapabilities
 from .configuration import Configuration, Resolved
 from .documents import Document, DocumentStore, Skip, next_result_id
@@ -126,6 +127,8 @@ class Store:
         self._tell: Callable[[str, types.MessageType], None] = _unconnected
         self._held: list[Callable[[], None]] | None = []  # None once connected
         self.gc_tuned = False
+        # Whole-file analyses of large buffers, off the message loop (the server's; the prelude has none).
+        self.background: Background | None = None
 
     def connect(self, report: Callable[[str], None], tell: Callable[[str, types.MessageType], None]) -> None:
         """`report(message)` shows a configuration problem, `tell(message, kind)` any other message; what waited
@@ -165,14 +168,15 @@ class Store:
         """Analyse `document` now if its findings are stale (never raises: a failure is logged, not fatal)."""
         resolved = self.resolve(document)
         try:
-            outcome = analysis.analyse(document, resolved, whole_file=whole_file, local_first=local_first)
+            outcome = analysis.analyse(document, resolved, whole_file, local_first, self.background)
         except Exception:
             self._failed(document)
             return analysis.Outcome("failed")
-        if not self.gc_tuned and outcome.mode == "full":
-            self.gc_tuned = True
-            tune_gc()
-        if outcome.mode != "current":
+        if outcome.mode == "full":
+            self.analysed_whole()
+        if outcome.mode == "deferred":
+            log.debug("analysing %s v%s on the analysis thread", document.uri, document.version)
+        elif outcome.mode != "current":
             log.debug(
                 "analysed %s v%s: %s in %.1f ms (%d windows, %d findings)",
                 document.uri,
@@ -188,10 +192,23 @@ class Store:
     def settle(self, document: Document) -> None:
         """Confirm a local analysis (analysis.settle; never raises, like bring_up_to_date)."""
         try:
-            analysis.settle(document)
+            analysis.settle(document, allow_full=self.background is None or len(document.data) <= INLINE_FULL)
         except Exception:
             self._failed(document)
             document.settled_differently = True
+
+    def analysed_whole(self) -> None:
+        """After the first whole-file analysis (the analyzer's tables are loaded): the collector is tuned."""
+        if not self.gc_tuned:
+            self.gc_tuned = True
+            tune_gc()
+
+    @staticmethod
+    def fail(document: Document) -> None:
+        """The document's analysis failed (already reported): no findings until it is analysed again."""
+        document.session.clear()
+        document.analysed_version = document.version
+        document.result_id = next_result_id()
 
     @staticmethod
     def _failed(document: Document) -> None:

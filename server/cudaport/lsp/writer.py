@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import queue
 import threading
+from collections.abc import Callable
 from typing import BinaryIO
 
 
@@ -18,6 +19,7 @@ class ThreadedWriter:
         self._stream = stream
         self._queue: queue.SimpleQueue[bytes | list[bytes] | None] = queue.SimpleQueue()
         self._lost = False
+        self.on_lost: Callable[[], None] | None = None  # told (on the writing thread) when the client is gone
         self._thread = threading.Thread(target=self._run, name="cudaport-stdout", daemon=True)
         self._thread.start()
 
@@ -48,4 +50,6 @@ class ThreadedWriter:
                 self._stream.flush()
             except (OSError, ValueError):  # a broken pipe, a closed stream: nobody is reading any more
                 self._lost = True
+                if self.on_lost is not None:
+                    self.on_lost()
                 return

@@ -1,0 +1,156 @@
+"""The server answers whatever it is analysing, publishes only the newest version's diagnostics, and exits when
+its client is gone: the real process over stdio (raw client: the timings are the point)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .conftest import DATA
+from .raw import RawServer
+
+BOUND = 1.0  # seconds: generous for a loaded CI machine (bench/bench_lsp.py prints the figure, ~0.1 s)
+
+
+@pytest.fixture
+def raw(tmp_path: Path) -> Iterator[RawServer]:
+    server = RawServer()
+    yield server
+    server.kill()
+
+
+def _position(line: int, character: int) -> dict[str, int]:
+    return {"line": line, "character": character}
+
+
+def _range(a: tuple[int, int], b: tuple[int, int]) -> dict[str, object]:
+    return {"start": _position(*a), "end": _position(*b)}
+
+
+def test_requests_are_answered_while_a_huge_buffer_is_analysed(raw: RawServer, tmp_path: Path) -> None:
+    """(a) A 20 MB buffer is analysed off the message loop: a hover, a code action and shutdown sent right after
+    it are answered within the bound, long before its diagnostics."""
+    raw.initialize(tmp_path, options={"maxFileSize": 64_000_000, "debounce": 0})
+    small = raw.open(tmp_path / "small.cu", "void f() { cudaMalloc(0, 4); }\n")
+    raw.diagnostics(small, 1)  # the engine is loaded: what follows measures the analysis, not the start-up
+    # the buffer of the issue: 20 MB on one line (a minified or generated file)
+    uri = raw.open(tmp_path / "huge.cu", "cudaMalloc(p, n); " + "x" * 20_000_000)
+    timings = {}
+    for name, method, params in (
+        ("hover", "textDocument/hover", {"textDocument": {"uri": uri}, "position": _position(0, 3)}),
+        ("hover elsewhere", "textDocument/hover", {"textDocument": {"uri": small}, "position": _position(0, 13)}),
+        (
+            "codeAction",
+            "textDocument/codeAction",
+            {"textDocument": {"uri": small}, "range": _range((0, 0), (0, 5)), "context": {"diagnostics": []}},
+        ),
+    ):
+        began = time.perf_counter()
+        answer = raw.request(method, params, timeout=60)
+        timings[name] = time.perf_counter() - began
+        assert "error" not in answer, answer
+    print({name: f"{seconds * 1000:.0f} ms" for name, seconds in timings.items()})
+    # the first includes reading and decoding the 20 MB didOpen that precedes it in the stream
+    assert timings["hover"] < 3 * BOUND
+    assert timings["hover elsewhere"] < BOUND and timings["codeAction"] < BOUND
+    began = time.perf_counter()
+    raw.request("shutdown", timeout=60)
+    assert time.perf_counter() - began < BOUND
+    raw.notify("exit")
+    assert raw.process.wait(timeout=10) == 0
+
+
+def test_only_the_newest_version_is_published(raw: RawServer, tmp_path: Path) -> None:
+    """(b) Versions sent faster than a whole-file analysis of a large buffer finishes: the diagnostics published
+    are the newest version's (no stale version's, not even the first), and they are right."""
+    raw.initialize(tmp_path, options={"debounce": 0})
+    base = (DATA / "reduce.cu").read_text()
+    copies = 400_000 // len(base) + 1
+    text = base * copies  # over the size analysed whole on the message loop
+    uri = raw.open(tmp_path / "big.cu", text)
+    line = text.count("\n")
+    for version in range(2, 12):
+        raw.notify(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"range": _range((line, 0), (line, 0)), "text": "cudaFree(p);\n"}],
+            },
+        )
+        line += 1
+    final = raw.diagnostics(uri, 11, timeout=120)
+    time.sleep(0.5)  # anything else on its way
+    raw.log_messages()
+    published = [m for m in raw.seen if m.get("method") == "textDocument/publishDiagnostics"]
+    versions = [m["params"].get("version") for m in published if m["params"]["uri"] == uri]
+    assert versions == [], f"stale versions published: {versions}"
+    assert final
+    fresh = raw.open(tmp_path / "fresh.cu", text + "cudaFree(p);\n" * 10)
+    assert _shape(raw.diagnostics(fresh, 1, timeout=120)) == _shape(final)
+
+
+def _shape(diagnostics: list[dict[str, object]]) -> list[tuple[object, ...]]:
+    return sorted((d["code"], str(d["range"]), d["message"]) for d in diagnostics)
+
+
+@pytest.mark.parametrize("how", ["stdin", "stdout", "process"])
+def test_exits_when_the_client_is_gone(tmp_path: Path, how: str) -> None:
+    """(c) EOF on stdin, stdout closed by the client, or initialize's processId gone: exit within 2 s."""
+    raw = RawServer()
+    try:
+        client = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+        response = raw.request(
+            "initialize", {"processId": client.pid, "rootUri": tmp_path.as_uri(), "capabilities": {}}
+        )
+        assert "result" in response
+        raw.notify("initialized", {})
+        uri = raw.open(tmp_path / "a.cu", "void f() { cudaMalloc(0, 4); }\n")
+        raw.diagnostics(uri, 1)
+        began = time.perf_counter()
+        if how == "stdin":
+            assert raw.process.stdin is not None
+            raw.process.stdin.close()
+        elif how == "stdout":
+            assert raw.process.stdout is not None
+            raw.process.stdout.close()
+        else:
+            client.kill()
+            client.wait()
+        raw.process.wait(timeout=5)
+        elapsed = time.perf_counter() - began
+        print(f"{how}: exited {elapsed * 1000:.0f} ms after the client went")
+        assert elapsed < 2.0
+    finally:
+        if client.poll() is None:
+            client.kill()
+        raw.kill()
+
+
+def test_an_endif_typed_into_endifx_and_back(raw: RawServer, tmp_path: Path) -> None:
+    """(d) `#endif` edited into `#endifx` in the middle of a large file (its `#if` then takes in the rest of the
+    file) and back: each version's diagnostics are those of the text analysed afresh."""
+    raw.initialize(tmp_path, options={"debounce": 0, "fullCheckAfterIdle": 0})
+    block = (DATA / "reduce.cu").read_text() + "#if CUDA_VERSION >= 11000\n#define HAS_ASYNC 1\n#endif\n"
+    text = block * 40
+    uri = raw.open(tmp_path / "big.cu", text)
+    raw.diagnostics(uri, 1, timeout=120)
+    lines = text.split("\n")
+    row = [i for i, line in enumerate(lines) if line == "#endif"][20]
+    version = 1
+    for change, expected_text in (
+        ({"range": _range((row, 6), (row, 6)), "text": "x"}, None),
+        ({"range": _range((row, 6), (row, 7)), "text": ""}, text),
+    ):
+        version += 1
+        raw.notify(
+            "textDocument/didChange", {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}
+        )
+        got = raw.diagnostics(uri, version, timeout=120)
+        edited = expected_text or "\n".join([*lines[:row], "#endifx", *lines[row + 1 :]])
+        reference = raw.open(tmp_path / f"reference-{version}.cu", edited)
+        assert _shape(got) == _shape(raw.diagnostics(reference, 1, timeout=120))
