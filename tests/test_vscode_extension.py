@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from tooling import require_tool
@@ -32,15 +36,30 @@ def test_extension_unit_tests_pass() -> None:
     assert "# fail 0" in result.stdout
 
 
-def test_vsix_in_code_server_end_to_end() -> None:
+@contextlib.contextmanager
+def _packaging() -> Iterator[None]:
+    """One `npm run package` at a time across test workers (pytest -n): two at once moved folders under each other."""
+    with open(Path(tempfile.gettempdir()) / "cudaport-vsix-package.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def test_vsix_in_code_server_end_to_end(tmp_path: Path) -> None:
     require_tool("chromium", "chromium")
     require_tool("rg", "ripgrep")
     require_tool("krb5-config", "libkrb5-dev")  # code-server's kerberos module builds against gssapi.h
     _installed()
-    packaged = _npm("run", "package")
-    assert packaged.returncode == 0, packaged.stdout[-4000:] + packaged.stderr[-2000:]
-    vsix = EXTENSION / "cudaport-linux-x64.vsix"
-    assert vsix.is_file()
+    with _packaging():
+        packaged = _npm("run", "package")
+        assert packaged.returncode == 0, packaged.stdout[-4000:] + packaged.stderr[-2000:]
+        vsix = EXTENSION / "cudaport-linux-x64.vsix"
+        assert vsix.is_file()
+        staged = tmp_path / vsix.name
+        shutil.copy2(vsix, staged)  # the end-to-end run reads a copy: another test may package again meanwhile
+    vsix = staged
     env = {**os.environ, "CUDAPORT_E2E_PYTHON": shutil.which("python3") or "python3"}
     result = subprocess.run(
         ["node", str(EXTENSION / "e2e" / "run.mjs"), "--vsix", str(vsix)],
@@ -78,9 +97,14 @@ def test_the_bundled_server_runs_on_every_python_here() -> None:
     """The VSIX's libraries (tree-sitter's binding per Python version) serve any Python from 3.10 on."""
     _installed()
     bundle = EXTENSION / "bundled"
-    if not (bundle / "libs" / "cudaport").is_dir():
-        built = _npm("run", "package")
-        assert built.returncode == 0, built.stdout[-4000:] + built.stderr[-2000:]
+    with _packaging():  # held while the bundle is read: no other test re-packages it meanwhile
+        if not (bundle / "libs" / "cudaport").is_dir():
+            built = _npm("run", "package")
+            assert built.returncode == 0, built.stdout[-4000:] + built.stderr[-2000:]
+        _check_with_every_python(bundle)
+
+
+def _check_with_every_python(bundle: Path) -> None:
     for version, python in _pythons().items():
         env = {
             "PATH": os.environ.get("PATH", ""),

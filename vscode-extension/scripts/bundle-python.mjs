@@ -12,7 +12,10 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 const extensionRoot = resolve(here, "..");
 const repoRoot = resolve(extensionRoot, "..");
-const bundle = join(extensionRoot, "bundled");
+const destination = join(extensionRoot, "bundled");
+// Built in a staging folder beside bundled/ and swapped in at the end: an interrupted run leaves the old bundle whole
+// (no half-moved folder for the next run to trip on), and a reader never sees half of one.
+const bundle = mkdtempSync(join(extensionRoot, ".bundled-"));
 const python = process.env.CUDAPORT_BUNDLE_PYTHON || "python3";
 const versions = ["3.10", "3.11", "3.12", "3.13", "3.14"];
 const platforms = ["manylinux2014_x86_64", "manylinux_2_17_x86_64", "manylinux_2_28_x86_64", "manylinux_2_5_x86_64", "manylinux1_x86_64"];
@@ -32,7 +35,6 @@ function platformArgs(version) {
   ];
 }
 
-rmSync(bundle, { recursive: true, force: true });
 mkdirSync(join(bundle, "native"), { recursive: true });
 const work = mkdtempSync(join(tmpdir(), "cudaport-bundle-"));
 try {
@@ -77,7 +79,10 @@ try {
   if (!existsSync(join(libs, "cudaport", "_rules", "rules.toml"))) {
     throw new Error("the bundled cudaport carries no rule data");
   }
+  rmSync(destination, { recursive: true, force: true });
+  renameSync(bundle, destination);
   console.log(`bundled cudaport, its dependencies and tree-sitter ${coreVersion} for Python ${versions.join(", ")}`);
 } finally {
   rmSync(work, { recursive: true, force: true });
+  rmSync(bundle, { recursive: true, force: true });
 }
