@@ -39,7 +39,7 @@ from .. import __version__, i18n
 from ..analyzers.common.base import FileContext
 from ..i18n import t
 from ..knowledge.filekinds import file_kind
-from ..model.findings import Applicability, CompatEntry, Difficulty, Edit, Finding, FindingData, Fix, Severity
+from ..model.findings import Difficulty, Finding, Severity
 from ..model.results import Diagnostic, FileFindings
 from ..model.source import SkipFile, SourceFile, read_source
 from ..project.config import Settings
@@ -48,6 +48,7 @@ from ..project.includes import ProjectIndex, Provenance
 from ..resources.cache import write_whole
 from . import dualplan
 from .engine import Engine, FileResult
+from .wire import pack_finding, unpack_finding
 
 FORMAT = 1  # bump when the layout of a record changes
 MAGIC = b"cudaport results %d\n" % FORMAT
@@ -277,85 +278,6 @@ def _file_facts(engine: Engine, source_path: SourcePath, listed: dict[str, bytes
 
 
 # ---- records --------------------------------------------------------------------------------------------------
-def _encode_fix(fix: Fix | None) -> Any:
-    if fix is None:
-        return None
-    edits = tuple((e.start, e.end, e.text) for e in fix.edits)
-    compat = tuple((c.kind, c.cuda, c.target, c.core) for c in fix.compat)
-    return (fix.title, edits, fix.applicability.value, compat)
-
-
-_APPLICABILITY = {a.value: a for a in Applicability}
-_DIFFICULTY = list(Difficulty)
-_SEVERITY = {int(s): s for s in Severity}
-
-
-def _decode_fix(plain: Any) -> Fix | None:
-    if plain is None:
-        return None
-    title, edits, applicability, compat = plain
-    return Fix(
-        title,
-        tuple([Edit(*e) for e in edits]),
-        _APPLICABILITY[applicability],
-        tuple([CompatEntry(*c) for c in compat]) if compat else (),
-    )
-
-
-_SAME = 0  # a finding whose dual-stack fix is its fix (edits that build for CUDA too)
-
-
-def _encode_finding(f: Finding) -> tuple[Any, ...]:
-    return (
-        f.rule,
-        f.start,
-        f.end,
-        int(f.difficulty),
-        f.message,
-        f.symbol,
-        f.replacement,
-        _encode_fix(f.fix),
-        int(f.severity),
-        dict(f.data) if f.data else None,
-        f.line_ref,
-        _SAME if f.dual is f.fix and f.fix is not None else _encode_fix(f.dual),
-    )
-
-
-def _decode_finding(plain: tuple[Any, ...]) -> Finding:
-    rule, start, end, difficulty, message, symbol, replacement, fix, severity, data, line_ref, dual = plain
-    decoded = _decode_fix(fix)
-    return Finding(
-        rule,
-        start,
-        end,
-        _DIFFICULTY[difficulty],
-        message,
-        symbol,
-        replacement,
-        decoded,
-        _SEVERITY[severity],
-        data if data else FindingData(),
-        line_ref,
-        decoded if dual is _SAME else _decode_fix(dual),
-    )
-
-
-# every field of a Finding is in a record: a new one must be added above (and FORMAT bumped)
-assert [f.name for f in dataclasses.fields(Finding)] == [
-    "rule",
-    "start",
-    "end",
-    "difficulty",
-    "message",
-    "symbol",
-    "replacement",
-    "fix",
-    "severity",
-    "data",
-    "line_ref",
-    "dual",
-], "update resultcache's record of a Finding"
 
 
 def _encode_result(found: FileFindings, order: list[Finding]) -> tuple[Any, ...]:
@@ -365,7 +287,7 @@ def _encode_result(found: FileFindings, order: list[Finding]) -> tuple[Any, ...]
     findings = []
     for finding in order:
         d = placed[id(finding)]
-        findings.append((d.line, d.column, d.end_line, d.end_column, _encode_finding(finding)))
+        findings.append((d.line, d.column, d.end_line, d.end_column, pack_finding(finding)))
     return (found.lines, found.error, tuple(findings))
 
 
@@ -386,7 +308,7 @@ def _decode_results(source_path: SourcePath, plain: Mapping[str, Any], targets: 
         found = FileFindings(source_path.label, source_path.language, target, lines=lines, error=error)
         order = []
         for line, column, end_line, end_column, finding in findings:
-            decoded = _decode_finding(finding)
+            decoded = unpack_finding(finding)
             order.append(decoded)
             found.diagnostics.append(Diagnostic(source_path.label, line, column, end_line, end_column, decoded))
         found.diagnostics.sort(key=lambda d: (d.line, d.column, d.finding.rule))  # as runner.locate orders them

@@ -9,9 +9,10 @@ both ends are the same cudaport, so it carries no version."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from ..model.findings import Applicability, CompatEntry, Difficulty, Edit, Finding, Fix, Severity
+from ..model.findings import Applicability, CompatEntry, Difficulty, Edit, Finding, FindingData, Fix, Severity
 from ..model.results import Diagnostic, FileFindings
 
 _DIFFICULTIES = {int(d): d for d in Difficulty}
@@ -38,7 +39,7 @@ def _pack_file(found: FileFindings) -> Packed:
             d.column,
             d.end_line,
             d.end_column,
-            _pack_finding(d.finding),
+            pack_finding(d.finding),
         )
         for d in found.diagnostics
     ]
@@ -63,7 +64,7 @@ def _unpack_file(item: Packed) -> FileFindings:
         target,
         lines,
         [
-            Diagnostic(path if where is None else where, line, column, end_line, end_column, _unpack_finding(f))
+            Diagnostic(path if where is None else where, line, column, end_line, end_column, unpack_finding(f))
             for where, line, column, end_line, end_column, f in diagnostics
         ],
         skipped,
@@ -73,7 +74,12 @@ def _unpack_file(item: Packed) -> FileFindings:
     )
 
 
-def _pack_finding(f: Finding) -> Packed:
+# One finding as plain tuples: used by the worker's results above and by the results cache's records (resultcache),
+# which are versioned by the code that wrote them, so a change here invalidates them.
+_SAME = 0  # a dual-stack fix that is the fix itself (edits that build for CUDA too): sent once, shared on arrival
+
+
+def pack_finding(f: Finding) -> Packed:
     return (
         f.rule,
         f.start,
@@ -84,14 +90,15 @@ def _pack_finding(f: Finding) -> Packed:
         f.replacement,
         None if f.fix is None else _pack_fix(f.fix),
         int(f.severity),
-        f.data,
+        f.data or None,
         f.line_ref,
-        None if f.dual is None else _pack_fix(f.dual),
+        _SAME if f.dual is f.fix and f.fix is not None else None if f.dual is None else _pack_fix(f.dual),
     )
 
 
-def _unpack_finding(item: Packed) -> Finding:
+def unpack_finding(item: Packed) -> Finding:
     rule, start, end, difficulty, message, symbol, replacement, fix, severity, data, line_ref, dual = item
+    unpacked = None if fix is None else _unpack_fix(fix)
     return Finding(
         rule,
         start,
@@ -100,11 +107,11 @@ def _unpack_finding(item: Packed) -> Finding:
         message,
         symbol,
         replacement,
-        None if fix is None else _unpack_fix(fix),
+        unpacked,
         _SEVERITIES[severity],
-        data,
+        data or FindingData(),
         line_ref,
-        None if dual is None else _unpack_fix(dual),
+        unpacked if dual is _SAME else None if dual is None else _unpack_fix(dual),
     )
 
 
@@ -121,7 +128,24 @@ def _unpack_fix(item: Packed) -> Fix:
     title, edits, applicability, compat = item
     return Fix(
         title,
-        tuple(Edit(*e) for e in edits),
+        tuple([Edit(*e) for e in edits]),
         _APPLICABILITIES[applicability],
-        tuple(CompatEntry(*c) for c in compat),
+        tuple([CompatEntry(*c) for c in compat]) if compat else (),
     )
+
+
+# every field of a Finding is packed: a new one must be added above
+assert [f.name for f in dataclasses.fields(Finding)] == [
+    "rule",
+    "start",
+    "end",
+    "difficulty",
+    "message",
+    "symbol",
+    "replacement",
+    "fix",
+    "severity",
+    "data",
+    "line_ref",
+    "dual",
+], "update wire's packing of a Finding"
