@@ -154,3 +154,43 @@ def test_an_endif_typed_into_endifx_and_back(raw: RawServer, tmp_path: Path) -> 
         edited = expected_text or "\n".join([*lines[:row], "#endifx", *lines[row + 1 :]])
         reference = raw.open(tmp_path / f"reference-{version}.cu", edited)
         assert _shape(got) == _shape(raw.diagnostics(reference, 1, timeout=120))
+
+
+@pytest.mark.parametrize("refresh", [True, False], ids=["refresh", "no-refresh"])
+def test_a_pull_waits_for_the_first_analysis_of_a_large_buffer(raw: RawServer, tmp_path: Path, refresh: bool) -> None:
+    """A pull client's first pull of a buffer analysed on the analysis thread gets its findings, not an empty
+    report (as if the file were clean), whether or not the client can be asked to pull again; a hover sent after
+    that pull is answered while it waits."""
+    capabilities: dict[str, object] = {"textDocument": {"diagnostic": {}}}
+    if refresh:
+        capabilities["workspace"] = {"diagnostics": {"refreshSupport": True}}
+    raw.initialize(tmp_path, capabilities=capabilities, options={"debounce": 0})
+    small = raw.open(tmp_path / "small.cu", "void f() { cudaMalloc(0, 4); }\n")
+    assert raw.request("textDocument/diagnostic", {"textDocument": {"uri": small}})["result"]["items"]
+    base = (DATA / "reduce.cu").read_text()
+    text = base * (400_000 // len(base) + 1)  # over the size analysed whole on the message loop
+    uri = raw.open(tmp_path / "big.cu", text)
+    pull_id = raw.next_id()
+    raw.send(
+        {"jsonrpc": "2.0", "id": pull_id, "method": "textDocument/diagnostic", "params": {"textDocument": {"uri": uri}}}
+    )
+    began = time.perf_counter()
+    hover_id = raw.next_id()
+    raw.send(
+        {
+            "jsonrpc": "2.0",
+            "id": hover_id,
+            "method": "textDocument/hover",
+            "params": {"textDocument": {"uri": small}, "position": _position(0, 13)},
+        }
+    )
+    assert "error" not in raw.answer_to(hover_id, timeout=60)
+    hovered = time.perf_counter() - began
+    pulled = raw.answer_to(pull_id, timeout=120)
+    items = pulled["result"]["items"]
+    assert items, "the first pull of a large buffer answered an empty report"
+    assert hovered < BOUND
+    # the same findings as a buffer small enough to be analysed on the message loop, line for line
+    one = raw.open(tmp_path / "one.cu", base)
+    alone = raw.request("textDocument/diagnostic", {"textDocument": {"uri": one}})["result"]["items"]
+    assert len(items) == len(alone) * (400_000 // len(base) + 1)

@@ -29,6 +29,10 @@ __all__ = ["IDENTIFIER", "Diagnostics", "diagnostics_json", "pull"]
 
 log = logging.getLogger(__name__)
 
+# How long a pull waits for the analysis thread at most (a 20 MB buffer takes seconds; a stuck one must not hold
+# the client's request for ever).
+PULL_WAIT = 60.0
+
 
 def diagnostics_json(snapshot: Snapshot) -> list[bytes]:
     """The document's diagnostics as pieces of a JSON array, from what is kept rendered of its findings."""
@@ -65,6 +69,7 @@ class Diagnostics:
         self.client = client
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._idle_checks: dict[str, asyncio.TimerHandle] = {}
+        self._waiting_pulls: dict[str, list[asyncio.Future[None]]] = {}
 
     @property
     def pull_mode(self) -> bool:
@@ -115,16 +120,56 @@ class Diagnostics:
         background = self.store.background
         if background is not None:
             background.cancel(uri)
+        self._release_pulls(uri)
         self._cancel(self._timers, uri)
         self._cancel(self._idle_checks, uri)
         if not self.pull_mode:
             self.client.clear(uri)
 
+    # ---- pulls that wait for the analysis thread -------------------------------------------------------------
+    def pull_waits(self, document: Document) -> bool:
+        """Whether a pull should wait for the analysis thread instead of answering now: the document has never
+        been analysed (an answer now would be an empty report, as if the file were clean), or the client cannot be
+        asked to pull again once the analysis is done. Other requests are answered meanwhile."""
+        background = self.store.background
+        if background is None or background.job_for(document.uri) is None:
+            return False
+        return document.analysed_version is None or not self.store.capabilities.diagnostic_refresh
+
+    async def analysed(self, uri: str, timeout: float = PULL_WAIT) -> None:
+        """Until no analysis of `uri` is queued or running on the analysis thread (or `timeout` seconds)."""
+        import asyncio
+
+        future: asyncio.Future[None] = _running_loop().create_future()
+        self._waiting_pulls.setdefault(uri, []).append(future)
+        try:
+            await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            log.debug("a pull of %s stopped waiting for the analysis thread after %.0f s", uri, timeout)
+        finally:
+            waiting = self._waiting_pulls.get(uri)
+            if waiting is not None and future in waiting:
+                waiting.remove(future)
+
+    def _release_pulls(self, uri: str) -> None:
+        for future in self._waiting_pulls.pop(uri, []):
+            if not future.done():
+                future.set_result(None)
+
     # ---- analyses done off the message loop (cudaport.lsp.background) --------------------------------------------
     def analysed_in_background(self, job: Job) -> None:
         """A whole-file analysis is done: its session taken over (with the edits since replayed), and the current
         version's diagnostics sent, or analysed first when there were edits. Nothing is sent for the snapshot's
-        version unless it is the current one."""
+        version unless it is the current one. Pulls waiting for it are answered once no newer job follows."""
+        pulls_waiting = bool(self._waiting_pulls.get(job.uri))
+        try:
+            self._take_over(job, refresh=not pulls_waiting)
+        finally:
+            background = self.store.background
+            if background is None or background.job_for(job.uri) is None:
+                self._release_pulls(job.uri)
+
+    def _take_over(self, job: Job, refresh: bool) -> None:
         document = self.store.documents.get(job.uri)
         if document is None or document is not job.owner:
             return  # closed (and perhaps opened again) since
@@ -164,7 +209,8 @@ class Diagnostics:
         if before is not None and [_identity(f) for f in document.findings] == before:
             return  # a whole-file check that confirmed what the client has
         if self.pull_mode:
-            self.client.refresh_diagnostics()
+            if refresh:  # else the pulls waiting for this analysis get its findings in their answer
+                self.client.refresh_diagnostics()
         else:
             self.publish(document)
 

@@ -146,8 +146,12 @@ def _register_handlers(server: CudaportServer) -> None:
     register(server, types.TEXT_DOCUMENT_DID_CLOSE, sync.did_close)
 
     # ---- requests on one document: a snapshot each ----------------------------------------------------------
-    def pull(params: types.DocumentDiagnosticParams) -> Any:
-        snapshot = store.snapshot(params.text_document.uri, local_first=diagnostics.local_first)
+    async def pull(params: types.DocumentDiagnosticParams) -> Any:
+        uri = params.text_document.uri
+        snapshot = store.snapshot(uri, local_first=diagnostics.local_first)
+        if snapshot is not None and diagnostics.pull_waits(snapshot.document):
+            await diagnostics.analysed(uri)
+            snapshot = store.snapshot(uri, local_first=diagnostics.local_first)
         if snapshot is not None:
             diagnostics.pulled(snapshot.document)
         return diagnostics_feature.pull(snapshot, params.previous_result_id)
