@@ -17,14 +17,17 @@ PyPI (downloaded once into the ignored bench/.corpus)."""
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import queue
 import random
 import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -90,6 +93,7 @@ class Server:
             env=env,
         )
         self.inbox: queue.Queue[Message | None] = queue.Queue()
+        self.backlog: list[Message] = []
         self.server_ms: dict[tuple[str, int], float] = {}
         self.server_cpu_ms: dict[tuple[str, int], float] = {}
         self.settled: dict[tuple[str, int], tuple[float, bool]] = {}  # (ms, whether diagnostics were sent again)
@@ -152,6 +156,10 @@ class Server:
         return self.wait(lambda m: m.get("id") == request_id and "method" not in m)
 
     def wait(self, predicate: Callable[[Message], bool], timeout: float = 300) -> Message:
+        # a message that arrived while we waited for another one (diagnostics before a hover's answer, say) is kept
+        for index, message in enumerate(self.backlog):
+            if predicate(message):
+                return self.backlog.pop(index)
         deadline = time.monotonic() + timeout
         while True:
             message = self.inbox.get(timeout=max(0.001, deadline - time.monotonic()))
@@ -161,8 +169,12 @@ class Server:
                 )
             if "id" in message and "method" in message:
                 self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+                continue
             if predicate(message):
                 return message
+            if message.get("method") == "textDocument/publishDiagnostics":
+                self.backlog.append(message)
+                del self.backlog[:-64]
 
     def diagnostics(self, uri: str, version: int) -> Message:
         return self.wait(
@@ -196,6 +208,13 @@ class Server:
 
 
 # ---- measurements ---------------------------------------------------------------------------------------------
+def analysed(diagnostics: int, uri: str) -> None:
+    """Every document a measurement opens has findings: none means the server did not analyse it (the file is
+    ignored by a project, say), and a timing of that would measure nothing."""
+    if diagnostics == 0:
+        raise SystemExit(f"no diagnostics for {uri}: the server did not analyse it, so there is nothing to time")
+
+
 # What gets typed: a line of code at the end of an existing line (Enter, indentation, the line), then erased again
 # with backspace, so that the file is broken at one place at a time, as in an editor, never at hundreds.
 TYPED = {
@@ -240,6 +259,7 @@ def keystrokes(text: str, language_id: str, suffix: str, edits: int, workspace: 
         document = {"uri": uri, "languageId": language_id, "version": 1, "text": text}
         server.notify("textDocument/didOpen", {"textDocument": document})
         findings = len(server.diagnostics(uri, 1)["params"]["diagnostics"])
+        analysed(findings, uri)
     rng = random.Random(seed)
     changes: list[dict[str, Any]] = []
     sessions = 0
@@ -362,6 +382,7 @@ def dense(edits: int, workspace: Path, seed: int, baseline: Path | None = None) 
             document = {"uri": uri, "languageId": "cuda-cpp", "version": 1, "text": text}
             server.notify("textDocument/didOpen", {"textDocument": document})
             count = len(server.fetch(uri, 1, mode))
+            analysed(count, uri)
             if mode == "push" and name == "this":
                 print(f"  {len(lines):,} lines, {len(text.encode()):,} bytes, {count:,} diagnostics")
         rng = random.Random(seed)
@@ -515,7 +536,7 @@ def stall(workspace: Path, baseline: Path | None = None, runs: int = 5) -> None:
                         {"textDocument": {"uri": target}, "position": {"line": position[0], "character": position[1]}},
                     )
                 (first if index == 0 else others).append((time.perf_counter() - began) * 1000)
-            server.diagnostics(uri, 1)
+            analysed(len(server.diagnostics(uri, 1)["params"]["diagnostics"]), uri)
             published.append((time.perf_counter() - sent) * 1000)
             server.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
         began = time.perf_counter()
@@ -676,8 +697,10 @@ def main() -> int:
         help="a checkout (a git worktree of main, say) whose server runs the dense file's edits too, interleaved",
     )
     args = parser.parse_args()
-    workspace = args.corpus / "workspace"
-    workspace.mkdir(parents=True, exist_ok=True)
+    # The editor workspace lies outside this repository: bench/.corpus is in its .gitignore, and the server, as the
+    # CLI, does not analyse a file the project ignores (every document there would get no diagnostics at all).
+    workspace = Path(tempfile.mkdtemp(prefix="cudaport-bench-lsp-"))
+    atexit.register(shutil.rmtree, workspace, True)
     if args.only == "dense":
         dense(args.edits // 4, workspace, args.seed, args.baseline)
         return 0
