@@ -120,8 +120,9 @@ def skip_reason(document: Document, resolved: Resolved) -> Skip | None:
         return Skip(t("not a C, C++, CUDA or Python source"))
     if not resolved.engine.supports(document.language):
         return Skip(t("cudaport has no analyzer for {language} sources yet", language=document.language))
-    if document.path is not None and resolved.excluded(document.path):
-        return Skip(t("excluded by the configuration (exclude/extend-exclude)"))
+    excluded = resolved.excluded(document.path) if document.path is not None else None
+    if excluded is not None:
+        return Skip(t("not one of the project's files ({reason}): not analysed", reason=excluded))
     if len(document.data) > settings.max_file_size:
         return Skip(
             t(

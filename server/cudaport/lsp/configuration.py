@@ -15,7 +15,7 @@ from ..engine.engine import Engine
 from ..i18n import t
 from ..knowledge.ruleset import RuleDataError, load_ruleset
 from ..project.config import CONFIG_FILES, ConfigError, Settings, find_config, load_settings
-from ..project.files import is_excluded
+from ..project.files import why_excluded
 from ..project.includes import ProjectIndex
 from .options import EditorOptions
 
@@ -30,13 +30,13 @@ class Resolved:
     engine: Engine
     options: EditorOptions
     token: object = field(default_factory=object)  # identity: documents analysed under another must start over
-    _excluded: dict[Path, bool] = field(default_factory=dict, repr=False)  # asked on every keystroke
+    _excluded: dict[Path, str | None] = field(default_factory=dict, repr=False)  # asked on every keystroke
 
-    def excluded(self, path: Path) -> bool:
-        found = self._excluded.get(path)
-        if found is None:
-            found = self._excluded[path] = is_excluded(path, self.settings)
-        return found
+    def excluded(self, path: Path) -> str | None:
+        """Why the file is none of the project's (a pattern, a build tree, an ignore file), or None."""
+        if path not in self._excluded:
+            self._excluded[path] = why_excluded(path, self.settings)
+        return self._excluded[path]
 
 
 class Configuration:

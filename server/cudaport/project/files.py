@@ -57,6 +57,11 @@ def is_excluded(path: Path, settings: Settings, root: Path | None = None) -> boo
     return Selection(settings, root).path_excluded(path) is not None
 
 
+def why_excluded(path: Path, settings: Settings, root: Path | None = None) -> str | None:
+    """Why a file is none of the project's (is_excluded), in the words the file listing uses, or None."""
+    return Selection(settings, root).path_excluded(path)
+
+
 def excluded_by(path: Path, settings: Settings, root: Path | None = None) -> str | None:
     """The exclude pattern `path` matches, if any. A default exclude never hides a Python package (`pkg/dist/`
     with an `__init__.py` is source, not a build output)."""
