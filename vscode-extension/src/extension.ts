@@ -112,7 +112,8 @@ function lifecycle(step: () => Promise<void>): Promise<void> {
   return pending;
 }
 
-async function stop(): Promise<void> {
+// The running client stopped and forgotten (a failure to stop is logged: the next start replaces it anyway).
+async function stopClient(): Promise<void> {
   if (client) {
     try {
       await client.stop();
@@ -121,6 +122,10 @@ async function stop(): Promise<void> {
     }
     client = undefined;
   }
+}
+
+async function stop(): Promise<void> {
+  await stopClient();
   status.hide();
   output.appendLine(t("cudaport.enable is false: the server is stopped."));
 }
@@ -223,14 +228,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
 }
 
 async function restart(context: vscode.ExtensionContext): Promise<void> {
-  if (client) {
-    try {
-      await client.stop();
-    } catch (error) {
-      output.appendLine(t("Stopping the server: {error}", { error: String(error) }));
-    }
-    client = undefined;
-  }
+  await stopClient();
   await start(context);
 }
 
