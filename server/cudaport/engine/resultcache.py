@@ -278,8 +278,6 @@ def _file_facts(engine: Engine, source_path: SourcePath, listed: dict[str, bytes
 
 
 # ---- records --------------------------------------------------------------------------------------------------
-
-
 def _encode_result(found: FileFindings, order: list[Finding]) -> tuple[Any, ...]:
     """One target's results: the line count, the error, and each finding (in the analysis's order) with where
     it is (its Diagnostic's lines and columns)."""

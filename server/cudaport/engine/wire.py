@@ -4,8 +4,9 @@ numbers, rebuilt into FileFindings on arrival.
 Pickling the objects themselves costs more than the analysis of small files: a slotted dataclass is pickled through
 its Python-level __getstate__ and rebuilt through __setstate__, field by field, and every enum member is looked up
 again by calling its class. Tuples of str and int are pickled and read back by C code, so the encoding below takes
-a fraction of that on both sides (bench/bench_check.py measures the whole run). The encoding is private to a run:
-both ends are the same cudaport, so it carries no version."""
+a fraction of that on both sides (bench/bench_check.py measures the whole run). The encoding carries no version:
+within a run both ends are the same cudaport, and the results cache, which stores packed findings, keys its records
+by a stamp of the code that wrote them."""
 
 from __future__ import annotations
 
