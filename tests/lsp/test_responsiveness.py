@@ -156,6 +156,81 @@ def test_an_endif_typed_into_endifx_and_back(raw: RawServer, tmp_path: Path) -> 
         assert _shape(got) == _shape(raw.diagnostics(reference, 1, timeout=120))
 
 
+def _layers_text() -> str:
+    """A large file (over what the server analyses whole on its message loop) of small structs and kernels, where
+    `x` typed after a struct's last field makes tree-sitter take the rest of the file into the struct."""
+    block = (
+        "struct layer_{n} {{\n    cudaTextureObject_t texels;\n    int mip_count;\n}};\n\n"
+        "__host__ __device__ inline uint2 pack_{n}(cudaTextureObject_t handle) {{\n"
+        "    return make_uint2((unsigned int)(handle & 0xFFFFFFFFull), (unsigned int)(handle >> 32));\n}}\n\n"
+        "__global__ void __launch_bounds__(256, 2) sample_{n}(const layer_{n}* layers, float* out, int count) {{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i >= count) return;\n"
+        "    out[i] = tex1Dfetch<float>(layers[i].texels, i);\n}}\n"
+    )
+    text = "".join(block.format(n=n) for n in range(300))
+    assert len(text) > 130_000
+    return text
+
+
+def _after_a_field(text: str) -> dict[str, object]:
+    lines = text.split("\n")
+    row = [i for i, line in enumerate(lines) if line == "    int mip_count;"][150]
+    return _range((row, len(lines[row])), (row, len(lines[row])))
+
+
+def test_a_character_whose_parse_takes_in_the_rest_of_a_large_file_is_analysed_locally(
+    raw: RawServer, tmp_path: Path
+) -> None:
+    """(e) `x` typed after a struct's last field in the middle of a large file: tree-sitter's error recovery makes
+    the struct take in the rest of the file, so only a whole-file analysis could confirm the local findings. They
+    stay provisional (the whole-file check once typing stops settles them) instead of sending the next edit to the
+    analysis thread: erasing the `x` is analysed locally again, and its diagnostics are the file's own."""
+    raw.initialize(tmp_path, options={"debounce": 0, "fullCheckAfterIdle": 0, "logLevel": "debug"})
+    text = _layers_text()
+    uri = raw.open(tmp_path / "layers.cu", text)
+    first = raw.diagnostics(uri, 1, timeout=120)
+    at = _after_a_field(text)
+    start = at["start"]
+    assert isinstance(start, dict)
+    after = _range((start["line"], start["character"] + 1), (start["line"], start["character"] + 1))
+    erase = {"start": start, "end": after["start"]}
+    for version, change in ((2, {"range": at, "text": "x"}), (3, {"range": erase, "text": ""})):
+        raw.notify(
+            "textDocument/didChange", {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}
+        )
+        got = raw.diagnostics(uri, version, timeout=120)
+    assert _shape(got) == _shape(first)
+    logs = raw.log_messages()
+    assert any(f"analysed {uri} v3: local" in line for line in logs)
+    assert not any(f"analysing {uri} v3 on the analysis thread" in line for line in logs)
+
+
+def test_findings_left_provisional_are_settled_once_typing_stops(raw: RawServer, tmp_path: Path) -> None:
+    """(e') The same `x` left in place: the whole-file check once typing stops analyses the file whole (on the
+    analysis thread), and what the client has then is the file's own (the file analysed afresh)."""
+    raw.initialize(tmp_path, options={"debounce": 0, "fullCheckAfterIdle": 200, "logLevel": "debug"})
+    text = _layers_text()
+    uri = raw.open(tmp_path / "layers.cu", text)
+    raw.diagnostics(uri, 1, timeout=120)
+    at = _after_a_field(text)
+    raw.notify(
+        "textDocument/didChange",
+        {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"range": at, "text": "x"}]},
+    )
+    shown = raw.diagnostics(uri, 2, timeout=120)
+    deadline = time.monotonic() + 60
+    while not any(f"analysed {uri} v2 on the analysis thread" in line for line in raw.log_messages()):
+        assert time.monotonic() < deadline, "the whole-file check never ran"
+        time.sleep(0.05)
+    lines = text.split("\n")
+    row = at["start"]["line"]  # type: ignore[index]
+    edited = "\n".join([*lines[:row], lines[row] + "x", *lines[row + 1 :]])
+    reference = _shape(raw.diagnostics(raw.open(tmp_path / "reference.cu", edited), 1, timeout=120))
+    again = [m for m in raw.seen if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri]
+    latest = again[-1]["params"]["diagnostics"] if again else shown  # sent again only if the check changed them
+    assert _shape(latest) == reference
+
+
 @pytest.mark.parametrize("refresh", [True, False], ids=["refresh", "no-refresh"])
 def test_a_pull_waits_for_the_first_analysis_of_a_large_buffer(raw: RawServer, tmp_path: Path, refresh: bool) -> None:
     """A pull client's first pull of a buffer analysed on the analysis thread gets its findings, not an empty

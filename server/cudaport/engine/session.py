@@ -123,6 +123,7 @@ class Session:
         # confirms it against the whole file re-parsed (current coordinates; an edit makes them dirty again).
         self.provisional: list[tuple[int, int]] = []
         self._provisional_facts = False  # the facts were worked out in a local analysis: settle() checks them
+        self._settle_declined = False  # settle(allow_full=False) found only a whole-file analysis would do
 
     # ---- state ----------------------------------------------------------------------------------------------
     @property
@@ -197,6 +198,7 @@ class Session:
         end = max(start, min(end, len(old)))
         if old[start:end] == text:
             return
+        self._settle_declined = False
         lines = self.lines
         new_end = start + len(text)
         data = old[:start] + text + old[end:]
@@ -477,6 +479,9 @@ class Session:
             return False
         if not self.current:
             return False  # edited since: the next analysis covers the function again (edit() made it dirty)
+        if self._settle_declined and not allow_full:
+            return False  # tried since the last edit: only a whole-file analysis would do
+        kept = (self.tree, self.provisional, self._provisional_facts)
         self.dirty, self.provisional = self.provisional, []
         if self._provisional_facts:
             # compared with the whole file's, as after a directive edit, and worked out in a fresh context: what
@@ -486,7 +491,16 @@ class Session:
         before = self.store  # a whole-file analysis makes a new store: then compare the two (a file-level finding)
         outcome = self.analyse(allow_full=allow_full)
         if outcome.mode == "deferred":
-            return False  # the whole-file analysis to come replaces these findings
+            # Only a whole-file analysis would confirm them, and that is not for now. Mostly tree-sitter's error
+            # recovery: `x` typed after a block's last statement makes the block take in the rest of the file,
+            # which a compiler would not. The local findings stay, still provisional, against the tree they were
+            # found with: the next edit (the `x` erased, typing on) is analysed locally again, not whole, and the
+            # whole-file check once typing stops (or a whole-file analysis) settles them.
+            self.tree, self.provisional, self._provisional_facts = kept
+            self.dirty, self.needs_full = [], False
+            self.facts_changed = self.context_stale = False
+            self._settle_declined = True
+            return False
         if outcome.mode == "incremental":
             return outcome.changed
         return self.store.all() != before.all()
