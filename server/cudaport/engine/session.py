@@ -481,7 +481,7 @@ class Session:
             return False  # edited since: the next analysis covers the function again (edit() made it dirty)
         if self._settle_declined and not allow_full:
             return False  # tried since the last edit: only a whole-file analysis would do
-        kept = (self.tree, self.provisional, self._provisional_facts)
+        kept = (self.tree, self.provisional, self._provisional_facts, self.facts_changed, self.context_stale)
         self.dirty, self.provisional = self.provisional, []
         if self._provisional_facts:
             # compared with the whole file's, as after a directive edit, and worked out in a fresh context: what
@@ -496,9 +496,8 @@ class Session:
             # which a compiler would not. The local findings stay, still provisional, against the tree they were
             # found with: the next edit (the `x` erased, typing on) is analysed locally again, not whole, and the
             # whole-file check once typing stops (or a whole-file analysis) settles them.
-            self.tree, self.provisional, self._provisional_facts = kept
+            self.tree, self.provisional, self._provisional_facts, self.facts_changed, self.context_stale = kept
             self.dirty, self.needs_full = [], False
-            self.facts_changed = self.context_stale = False
             self._settle_declined = True
             return False
         if outcome.mode == "incremental":
