@@ -165,3 +165,28 @@ async def test_unchanged_workspace_request_waits_for_a_change(lsp: Launcher, tmp
     news = [item for item in items if item["kind"] == "full"]
     assert [item["uri"] for item in news] == [changed.as_uri()]
     assert [d["code"] for d in news[0]["items"]] == ["CP1001"]
+
+
+async def test_workspace_scan_reads_back_what_the_command_line_recorded(lsp: Launcher, tmp_path: Path) -> None:
+    # One results cache for both front ends: a tree `cudaport check` has just checked is not analysed again by
+    # the server's first workspace scan, and what it reads back is what the command line found.
+    make_project(tmp_path, files=3)
+    expected = cli_paths(tmp_path)
+    session = await lsp.start(options=FAST)
+    report = await session.client.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[]))
+    full = {item.uri: item for item in report.items if isinstance(item, types.WorkspaceFullDocumentDiagnosticReport)}
+    assert {uri: len(item.items) for uri, item in full.items() if item.items} == expected
+    sources = len([p for p in (tmp_path / "src").iterdir() if p.suffix in (".cu", ".cpp")])
+    messages = [m.message for m in session.client.log_messages]
+    assert any(m.endswith(f"cache: {sources - 1} hits, 1 misses") for m in messages), messages  # blob.cu: binary
+    # One file changed on disk: it alone is analysed again, and its new finding is there.
+    changed = tmp_path / "src" / "gen0001.cu"
+    changed.write_text("void k(float* p, float* q) { cudaFree(p); cudaFree(q); }\n")
+    previous = [types.PreviousResultId(uri=i.uri, value=i.result_id or "") for i in full.values()]
+    session.client.log_messages.clear()
+    again = await session.client.workspace_diagnostic_async(
+        types.WorkspaceDiagnosticParams(previous_result_ids=previous)
+    )
+    fresh = [i for i in again.items if isinstance(i, types.WorkspaceFullDocumentDiagnosticReport)]
+    assert [(i.uri, len(i.items)) for i in fresh] == [(changed.as_uri(), 2)]
+    assert any(m.message.endswith("cache: 0 hits, 1 misses") for m in session.client.log_messages)

@@ -5,7 +5,7 @@ Where: `.cudaport_cache/` in the project's root (with a `.gitignore` of `*` and 
 `--cache-dir`, else $CUDAPORT_RESULTS_CACHE_DIR, else `cache-dir` of the configuration; `--no-cache` (or
 CUDAPORT_NO_CACHE=1) turns it off. One record per file, under `results/`, named by what the file's results depend
 on that a run knows before reading it: cudaport's version and code, the rule data, the configuration that changes
-an analysis, the language of messages, the file's label and path. The record holds a digest of the file's bytes and
+an analysis, the language of messages, the file's absolute path. The record holds a digest of the file's bytes and
 the answers to every question the analysis asked about the project around the file, with the results.
 
 A record is used when the file's bytes have that digest and each of those questions, asked again now, has the same
@@ -19,7 +19,8 @@ formatting, each finding with its fixes, in the order the analysis gave them. A 
 corrupt or from another version is a miss, rewritten after the file is analysed; records are written whole to a
 temporary file and renamed into place, so concurrent runs never read half of one. A cache folder that cannot be
 written is said once, and the run goes on without the cache. Binary kinds (ELF), read by their analyzer a header at
-a time, are never cached.
+a time, are never cached. The language server's workspace scan reads and writes the same records
+(ResultCache.check_path).
 """
 
 from __future__ import annotations
@@ -359,7 +360,9 @@ class ResultCache:
 
     # -- naming ---------------------------------------------------------------------------------------------------
     def record_path(self, source_path: SourcePath) -> Path:
-        name = _digest(self.key, source_path.label, str(source_path.path)).hex()
+        # by the file's absolute path, not its label: `check .` and `check src/a.cu` and the language server's
+        # workspace scan name one file three ways, and its record holds nothing of the label
+        name = _digest(self.key, os.path.abspath(source_path.path)).hex()
         return self.folder / "results" / name[:2] / name
 
     @staticmethod
@@ -523,6 +526,29 @@ class ResultCache:
             from ..resources.cache import debug
 
             debug("results cache: %s not written (%s: %s)", source_path.label, type(exc).__name__, exc)
+
+    def check_path(self, engine: Engine, source_path: SourcePath) -> FileResult:
+        """Engine.check_path through the cache, for a caller that takes one file at a time (the language
+        server's workspace diagnostics): the record's findings when it still holds, else the file analysed with
+        `engine` and its record written."""
+        target = engine.settings.target
+        found = self.lookup(source_path, [target])
+        if found.hit is not None:
+            try:
+                source = read_source(source_path.path, self.settings.max_file_size)
+            except SkipFile:
+                source = None  # gone or grown since the lookup: analyse it as it is now
+            if source is not None:
+                result = FileResult(source_path.label, source_path.path, source_path.language, source=source)
+                result.findings = self.decode(source_path, found, [target]).findings[target]
+                return result
+            self.declined()
+        results, pending = self.analyse(engine, source_path, [target])
+        if pending is not None:
+            from .runner import file_findings
+
+            self.store(engine, source_path, pending, file_findings(source_path, results))
+        return results[target]
 
     def declined(self) -> None:
         """A hit that did not answer after all (fix: the file has something to fix): it counts as a miss."""

@@ -16,7 +16,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -32,6 +32,9 @@ from .diagnostics import diagnostics_of
 from .jsonparts import PreparedJSON
 from .render import DiagnosticBuilder
 from .store import Store, style
+
+if TYPE_CHECKING:
+    from ..engine.resultcache import ResultCache
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +52,7 @@ class WorkspaceDiagnostics:
         self.store = store
         self.client = client
         self._changed = asyncio.Event()
+        self._caches: dict[int, tuple[object, ResultCache | None]] = {}  # id(Resolved.token) -> its results cache
 
     def workspace_changed(self) -> None:
         """Something that can change the workspace's diagnostics happened: wake held requests."""
@@ -114,6 +118,7 @@ class WorkspaceDiagnostics:
             )
         else:
             log.info(logs.said(N_("workspace diagnostics: {done} of {total} files"), done=done, total=len(files)))
+        self._say_caches()
         return PreparedJSON(items=items)
 
     async def _scan(self, previous: dict[str, str]) -> list[Report]:
@@ -125,6 +130,7 @@ class WorkspaceDiagnostics:
                 reports.append(report)
                 seen.add(report["uri"])
             await asyncio.sleep(0)
+        self._say_caches()
         for uri in previous.keys() - seen:  # deleted, or now excluded: clear what the client still shows
             reports.append({"kind": "full", "uri": uri, "items": [], "version": None})
         return reports
@@ -175,7 +181,10 @@ class WorkspaceDiagnostics:
         result_id = f"disk:{stat.st_mtime_ns}:{stat.st_size}:{id(resolved.token)}:{int(show_portable)}"
         if previous.get(uri) == result_id:
             return {"kind": "unchanged", "uri": uri, "resultId": result_id, "version": None}
-        result = resolved.engine.check_path(source_path)
+        cache = self._cache_for(resolved)
+        result = (
+            resolved.engine.check_path(source_path) if cache is None else cache.check_path(resolved.engine, source_path)
+        )
         if result.skipped or result.error:
             log.info(
                 logs.said(
@@ -190,6 +199,28 @@ class WorkspaceDiagnostics:
             build = DiagnosticBuilder(LineIndex(result.source.data), looks).build
             items = [build(f) for f in result.findings if show_portable or f.difficulty > Difficulty.PORTABLE]
         return {"kind": "full", "uri": uri, "items": items, "version": None, "resultId": result_id}
+
+    def _cache_for(self, resolved: Resolved) -> ResultCache | None:
+        """The results cache `cudaport check` uses for this configuration (the same folder, key and records: a
+        workspace the command line has checked is not analysed again), opened once per configuration."""
+        kept = self._caches.get(id(resolved.token))
+        if kept is None or kept[0] is not resolved.token:
+            from ..engine.resultcache import open_cache
+
+            cache = open_cache(
+                resolved.settings,
+                self.store.configuration.folders,
+                warn=lambda problem: log.info(logs.said(N_("workspace diagnostics: {detail}"), detail=problem)),
+            )
+            kept = self._caches[id(resolved.token)] = (resolved.token, cache)
+        return kept[1]
+
+    def _say_caches(self) -> None:
+        """What each results cache did in the scan just made (as `check --verbose` says it), counted afresh."""
+        for _token, cache in self._caches.values():
+            if cache is not None and cache.hits + cache.misses:
+                log.info(logs.said(N_("workspace diagnostics: {detail}"), detail=cache.summary()))
+                cache.hits = cache.misses = 0
 
     # ---- progress -----------------------------------------------------------------------------------------
     async def _begin_progress(self, token: types.ProgressToken | None, total: int) -> types.ProgressToken | None:
