@@ -4,7 +4,9 @@ messages, exits without shutdown. It also keeps the server's stderr, which must 
 from __future__ import annotations
 
 import json
+import os
 import queue
+import select
 import subprocess
 import threading
 import time
@@ -30,27 +32,45 @@ class RawServer:
         self.messages: queue.Queue[Message | None] = queue.Queue()
         self.seen: list[Message] = []
         self._next_id = 0
-        threading.Thread(target=self._read, daemon=True).start()
+        self._stop = threading.Event()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
 
     def _read(self) -> None:
+        # Raw reads of the descriptor, a tenth of a second at a time, so that close_stdout can stop this thread
+        # before it closes the pipe: a close while a thread is blocked reading it waits on that read forever.
         stream = self.process.stdout
         assert stream is not None
-        while True:
-            length = None
-            try:
-                line = stream.readline()
-            except (ValueError, OSError):  # the test closed our end of the server's stdout on purpose
-                line = b""
-            if not line:
-                self.messages.put(None)
-                return
-            while line.strip():
-                name, _, value = line.decode("ascii").partition(":")
-                if name.lower() == "content-length":
-                    length = int(value)
-                line = stream.readline()
-            assert length is not None, "a message without Content-Length"
-            self.messages.put(json.loads(stream.read(length)))
+        descriptor = stream.fileno()
+        buffer = b""
+        while not self._stop.is_set():
+            header_end = buffer.find(b"\r\n\r\n")
+            if header_end >= 0:
+                length = None
+                for line in buffer[:header_end].split(b"\r\n"):
+                    name, _, value = line.decode("ascii").partition(":")
+                    if name.strip().lower() == "content-length":
+                        length = int(value)
+                assert length is not None, "a message without Content-Length"
+                start = header_end + 4
+                if len(buffer) - start >= length:
+                    self.messages.put(json.loads(buffer[start : start + length]))
+                    buffer = buffer[start + length :]
+                    continue
+            if not select.select([descriptor], [], [], 0.1)[0]:
+                continue
+            chunk = os.read(descriptor, 65536)
+            if not chunk:
+                break
+            buffer += chunk
+        self.messages.put(None)
+
+    def close_stdout(self) -> None:
+        """Close our end of the server's stdout, as a client that goes away does (the reading stops first)."""
+        self._stop.set()
+        self._reader.join(timeout=5)
+        assert self.process.stdout is not None
+        self.process.stdout.close()
 
     # ---- sending ------------------------------------------------------------------------------------------
     def send_bytes(self, body: bytes) -> None:

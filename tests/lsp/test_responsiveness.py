@@ -116,8 +116,7 @@ def test_exits_when_the_client_is_gone(tmp_path: Path, how: str) -> None:
             assert raw.process.stdin is not None
             raw.process.stdin.close()
         elif how == "stdout":
-            assert raw.process.stdout is not None
-            raw.process.stdout.close()
+            raw.close_stdout()
         else:
             client.kill()
             client.wait()
