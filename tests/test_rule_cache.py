@@ -46,6 +46,11 @@ def _run(cache: Path | None, *args: str, cwd: Path) -> subprocess.CompletedProce
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
+def _leftovers(cache: Path) -> list[str]:
+    """The cache folder's files but the compiled methods of model.records (kept beside the rule data)."""
+    return sorted(p.name for p in cache.iterdir() if not p.name.startswith("records-"))
+
+
 def _cache_files(cache: Path) -> list[Path]:
     return sorted(cache.glob("rules-*.pickle"))
 
@@ -71,7 +76,7 @@ def test_first_run_writes_the_cache_later_runs_read_it_and_nothing_changes(workd
     assert without.stdout == cold.stdout == warm.stdout
     assert cold.stderr == warm.stderr == without.stderr
     assert '"rule": "CP3001"' in warm.stdout  # inline PTX: the table compiled on first use in a warm run
-    assert [p.name for p in cache.iterdir()] == [written.name]  # no temporary file left
+    assert _leftovers(cache) == [written.name]  # no temporary file left
 
 
 def test_a_changed_extra_rule_file_rebuilds_the_cache(workdir: Path, tmp_path: Path) -> None:
@@ -166,7 +171,7 @@ def test_concurrent_cold_runs_agree_and_leave_one_whole_cache(workdir: Path, tmp
         results = list(pool.map(lambda _: _run(cache, "check", ".", "--format", "sarif", cwd=workdir), range(4)))
     assert all(r.stdout == expected.stdout and r.returncode == expected.returncode for r in results)
     [written] = _cache_files(cache)
-    assert [p.name for p in cache.iterdir()] == [written.name]  # every temporary file renamed or removed
+    assert _leftovers(cache) == [written.name]  # every temporary file renamed or removed
     identity = written.stat().st_ino
     again = _run(cache, "check", ".", "--format", "sarif", cwd=workdir)
     assert again.stdout == expected.stdout and written.stat().st_ino == identity  # what they left is read as it is

@@ -3,13 +3,13 @@ their fixes, dual-stack fixes and compatibility entries, excerpts, skipped files
 
 from __future__ import annotations
 
-import dataclasses
 import pickle
 from pathlib import Path
 
 from conftest import FIXTURES
 from cudaport.engine import wire
 from cudaport.engine.runner import scan
+from cudaport.model import records
 from cudaport.model.findings import CompatEntry, Edit, Finding, Fix
 from cudaport.model.results import Diagnostic, FileFindings
 from cudaport.project.config import load_settings
@@ -40,7 +40,7 @@ ENCODED = {
 
 def test_the_encoding_names_every_field() -> None:
     for kind, names in ENCODED.items():
-        assert [f.name for f in dataclasses.fields(kind)] == names, kind.__name__
+        assert [f.name for f in records.fields(kind)] == names, kind.__name__
 
 
 def test_results_cross_unchanged(tmp_path: Path) -> None:

@@ -10,7 +10,6 @@ import bisect
 import json
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tree_sitter import Node
@@ -18,6 +17,7 @@ from tree_sitter import Node
 from ..i18n import t
 from ..knowledge.ruleset import RuleSet
 from ..model.findings import Edit, Finding
+from ..model.records import field, record, replace
 from ..model.source import LineIndex
 from .common import comments
 from .common.base import BadInput, FileContext
@@ -30,7 +30,7 @@ _MAGIC_LINE = re.compile(rb"^[ \t]*([!%])", re.M)
 _SHELL_MAGICS = (b"%%bash", b"%%sh", b"%%script bash", b"%%shell")
 
 
-@dataclass
+@record
 class Cell:
     index: int  # 1-based among all cells, as Jupyter numbers them
     start: int  # where the cell's Python starts in the joined buffer
@@ -38,7 +38,7 @@ class Cell:
     shell: bool = False  # a %%bash cell
 
 
-@dataclass
+@record
 class CellMap:
     """The joined Python of the code cells and, per byte of it, the notebook byte that encodes it."""
 

@@ -49,6 +49,9 @@ def _exit_at_once(code: int) -> None:
     the language server, which logs to files, exits the ordinary way."""
     if "cudaport.lsp.stdio" in sys.modules or "cudaport.lsp.server" in sys.modules:
         return
+    records = sys.modules.get("cudaport.model.records")
+    if records is not None:
+        records.save()  # what atexit would have written: the methods compiled by this run (model.records)
     try:
         sys.stdout.flush()
         sys.stderr.flush()

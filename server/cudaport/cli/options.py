@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..i18n import t
 from ..knowledge.filekinds import language_for
 from ..knowledge.ruleset import RuleSet, load_ruleset
+from ..model import records
 from ..model.source import SkipFile, SourceFile
 from ..project.config import ConfigError, Settings, load_settings
 from ..project.files import SourcePath
@@ -64,7 +64,7 @@ def target_settings(args: argparse.Namespace, specs: list[str]) -> tuple[Setting
     settings = settings_from_args(args)
     targets, versions = report_targets(specs, load_ruleset(settings.extra_rules))
     if versions:
-        settings = dataclasses.replace(settings, versions={**settings.versions, **versions})
+        settings = records.replace(settings, versions={**settings.versions, **versions})
     return settings, targets or [settings.target]
 
 

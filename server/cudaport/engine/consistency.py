@@ -15,19 +15,19 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ..analyzers.common.names import Affected, NameReader, Occurrence, Role
 from ..i18n import t
 from ..model.findings import Edit
+from ..model.records import record
 from ..model.source import apply_edits
 from . import fixplan
 
 _KEYS = ("var", "attr", "member", "key", "c")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Problem:
     """Why a result is not the same program; `words`: the names (or string keys) at fault, to find the edits that
     caused it; `span`: for a syntax error, where it is in the result."""
@@ -37,7 +37,7 @@ class Problem:
     span: tuple[int, int] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Verdict:
     problems: list[Problem]
     parsed: bool  # the result was parsed (not predicted from the text before)

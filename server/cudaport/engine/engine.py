@@ -4,7 +4,6 @@ and suppressions, assign severities, and rewrite."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,6 +15,7 @@ from ..i18n import t
 from ..knowledge.filekinds import file_kind, language_for
 from ..knowledge.ruleset import RuleSet, load_ruleset
 from ..model.findings import Finding
+from ..model.records import field, record
 from ..model.source import RAW, LineIndex, SkipFile, SourceFile, read_source
 from ..project.config import Settings
 from ..project.files import SourcePath
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     pass
 
 
-@dataclass
+@record
 class FileResult:
     label: str
     path: Path | None

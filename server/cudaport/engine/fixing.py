@@ -4,12 +4,12 @@ fix-all and the editor's commands apply), and `cudaport: ignore[...]` directives
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..i18n import N_, t
 from ..model.findings import CompatEntry, Edit, Finding, FixStyle
+from ..model.records import field, record
 from ..model.source import apply_edits
 from . import fixplan
 from .engine import Engine
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 NOT_READ_THERE = N_("a comment there would not be read as one")
 
 
-@dataclass
+@record
 class IgnoreResult:
     """What `add_ignores` did to a buffer."""
 
@@ -31,7 +31,7 @@ class IgnoreResult:
     refused: list[tuple[Finding, str]] = field(default_factory=list)  # findings none could cover, and why
 
 
-@dataclass
+@record
 class FixPlan:
     """A buffer's fixes in one style: the new buffer, how many fixes, the findings left, and what the project's
     portability header or helper module must provide (dual-stack fixes only)."""

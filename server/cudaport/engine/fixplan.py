@@ -8,12 +8,12 @@ so the count it prints is the count `fix` applies."""
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
 
 from ..model.findings import Edit, Finding, Fix, FixStyle
+from ..model.records import field, record
 
 
-@dataclass
+@record
 class Selection:
     edits: list[Edit] = field(default_factory=list)
     applied: list[Finding] = field(default_factory=list)  # their fixes' edits are among `edits`

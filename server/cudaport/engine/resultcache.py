@@ -20,19 +20,17 @@ corrupt or from another version is a miss, rewritten after the file is analysed;
 temporary file and renamed into place, so concurrent runs never read half of one. A cache folder that cannot be
 written is said once, and the run goes on without the cache. Binary kinds (ELF), read by their analyzer a header at
 a time, are never cached. The language server's workspace scan reads and writes the same records
-(ResultCache.check_path).
+(runner.check_path_cached).
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import hashlib
 import os
 import pickle
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -40,7 +38,9 @@ from .. import __version__, i18n
 from ..analyzers.common.base import FileContext
 from ..i18n import t
 from ..knowledge.filekinds import file_kind
+from ..model import records
 from ..model.findings import Difficulty, Finding, Severity
+from ..model.records import field, record
 from ..model.results import Diagnostic, FileFindings
 from ..model.source import SkipFile, SourceFile, read_source
 from ..project.config import Settings
@@ -151,11 +151,7 @@ def settings_stamp(settings: Settings) -> str:
     """The configuration that changes what a file's analysis gives (every setting but those that only choose
     files or weigh the report), as text."""
     return repr(
-        [
-            (f.name, _plain(getattr(settings, f.name)))
-            for f in dataclasses.fields(settings)
-            if f.name not in _NOT_ANALYSIS
-        ]
+        [(f.name, _plain(getattr(settings, f.name))) for f in records.fields(settings) if f.name not in _NOT_ANALYSIS]
     )
 
 
@@ -273,7 +269,7 @@ def _file_facts(engine: Engine, source_path: SourcePath, listed: dict[str, bytes
     plan = listed.get(key)
     if plan is None:
         plan = listed[key] = pickle.dumps(
-            dataclasses.astuple(dualplan.plan_for(engine.settings, engine.ruleset, source_path.path))
+            records.astuple(dualplan.plan_for(engine.settings, engine.ruleset, source_path.path))
         )
     return (plan, _siblings(source_path.path, listed))
 
@@ -290,7 +286,7 @@ def _encode_result(found: FileFindings, order: list[Finding]) -> tuple[Any, ...]
     return (found.lines, found.error, tuple(findings))
 
 
-@dataclass
+@record
 class Cached:
     """A file's results read back: per target, its FileFindings (diagnostics in output order) and its findings
     in the order the analysis gave them (what Engine.check_path returns)."""
@@ -316,7 +312,7 @@ def _decode_results(source_path: SourcePath, plain: Mapping[str, Any], targets: 
     return Cached(results, ordered)
 
 
-@dataclass
+@record
 class Lookup:
     """What the cache had for a file: its record's payload (None: analyse it). Only these bytes wait for the
     file's turn in the output, never the file or its decoded results."""
@@ -324,7 +320,7 @@ class Lookup:
     hit: bytes | None = None
 
 
-@dataclass
+@record
 class Pending:
     """A file just analysed, and what its analysis asked about the project: its record, once its results are
     placed (ResultCache.store)."""
@@ -334,7 +330,7 @@ class Pending:
     provenance: Any  # what the project's answers came from (ResultCache._stamp), None: not known
 
 
-@dataclass
+@record
 class ResultCache:
     """The results cache of one run (one configuration): picklable, so that worker processes store what they
     analyse. `hits` and `misses` count the lookups of this process."""
@@ -526,29 +522,6 @@ class ResultCache:
             from ..resources.cache import debug
 
             debug("results cache: %s not written (%s: %s)", source_path.label, type(exc).__name__, exc)
-
-    def check_path(self, engine: Engine, source_path: SourcePath) -> FileResult:
-        """Engine.check_path through the cache, for a caller that takes one file at a time (the language
-        server's workspace diagnostics): the record's findings when it still holds, else the file analysed with
-        `engine` and its record written."""
-        target = engine.settings.target
-        found = self.lookup(source_path, [target])
-        if found.hit is not None:
-            try:
-                source = read_source(source_path.path, self.settings.max_file_size)
-            except SkipFile:
-                source = None  # gone or grown since the lookup: analyse it as it is now
-            if source is not None:
-                result = FileResult(source_path.label, source_path.path, source_path.language, source=source)
-                result.findings = self.decode(source_path, found, [target]).findings[target]
-                return result
-            self.declined()
-        results, pending = self.analyse(engine, source_path, [target])
-        if pending is not None:
-            from .runner import file_findings
-
-            self.store(engine, source_path, pending, file_findings(source_path, results))
-        return results[target]
 
     def declined(self) -> None:
         """A hit that did not answer after all (fix: the file has something to fix): it counts as a miss."""

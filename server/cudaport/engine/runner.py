@@ -9,7 +9,6 @@ import json
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -17,8 +16,9 @@ from .. import i18n
 from ..knowledge.filekinds import file_kind
 from ..knowledge.ruleset import load_ruleset
 from ..model.findings import Finding
+from ..model.records import field, record
 from ..model.results import Diagnostic, FileFindings, RunTotals
-from ..model.source import LineIndex, SourceFile, read_source
+from ..model.source import LineIndex, SkipFile, SourceFile, read_source
 from ..project.config import Settings
 from ..project.files import Excluded, Skipped, SourcePath, discover
 from ..project.ignorefiles import IgnoreRules
@@ -118,6 +118,28 @@ def _scan_one(job: tuple[SourcePath, tuple[str, ...], bool, bool, ResultCache | 
     return found
 
 
+def check_path_cached(cache: ResultCache, engine: Engine, source_path: SourcePath) -> FileResult:
+    """Engine.check_path through the results cache, for a caller that takes one file at a time (the language
+    server's workspace diagnostics): the record's findings when it still holds, else the file analysed with
+    `engine` and its record written."""
+    target = engine.settings.target
+    found = cache.lookup(source_path, [target])
+    if found.hit is not None:
+        try:
+            source = read_source(source_path.path, cache.settings.max_file_size)
+        except SkipFile:
+            source = None  # gone or grown since the lookup: analyse it as it is now
+        if source is not None:
+            result = FileResult(source_path.label, source_path.path, source_path.language, source=source)
+            result.findings = cache.decode(source_path, found, [target]).findings[target]
+            return result
+        cache.declined()
+    results, pending = cache.analyse(engine, source_path, [target])
+    if pending is not None:
+        cache.store(engine, source_path, pending, file_findings(source_path, results))
+    return results[target]
+
+
 def file_findings(
     source_path: SourcePath, results: dict[str, FileResult], excerpts: bool = False, line_text: bool = False
 ) -> list[FileFindings]:
@@ -169,7 +191,7 @@ def _line_texts(data: bytes, index: LineIndex, lines: set[int]) -> dict[int, str
 
 
 # ---- driving a run ----------------------------------------------------------------------------------------------
-@dataclass
+@record
 class Run:
     files: list[SourcePath]
     skipped: list[Skipped]
@@ -213,7 +235,7 @@ def _each(function: Callable[[Job], Any], chunk: list[Job], pack: Callable[[Any]
     return [pack(function(job)) for job in chunk]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Wire:
     """How a worker sends an outcome back (`pack`, run in the worker) and how the run reads it (`unpack`): module
     functions, so that they cross to the worker by name."""

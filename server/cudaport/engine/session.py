@@ -36,7 +36,6 @@ import functools
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -46,6 +45,7 @@ from ..analyzers.common.base import FactFinder, FileContext, FileFacts, Incremen
 from ..analyzers.common.presence import Presence
 from ..knowledge.ruleset import RuleSet
 from ..model.findings import Edit, Finding
+from ..model.records import record
 from ..model.source import LineIndex
 from . import fixing, spans
 from .store import FindingStore
@@ -82,7 +82,7 @@ class Cancelled(Exception):
 _PARSE_CHUNK = 1 << 16
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Outcome:
     # "full", "incremental", "current", or "local": the edited function re-parsed alone, the findings provisional
     # until `Session.settle()` has re-parsed the whole file; "deferred": a whole-file analysis was needed and not

@@ -10,9 +10,9 @@ by a stamp of the code that wrote them."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
+from ..model import records
 from ..model.findings import Applicability, CompatEntry, Difficulty, Edit, Finding, FindingData, Fix, Severity
 from ..model.results import Diagnostic, FileFindings
 
@@ -136,7 +136,7 @@ def _unpack_fix(item: Packed) -> Fix:
 
 
 # every field of a Finding is packed: a new one must be added above
-assert [f.name for f in dataclasses.fields(Finding)] == [
+assert [f.name for f in records.fields(Finding)] == [
     "rule",
     "start",
     "end",

@@ -5,13 +5,13 @@ against it. The estimate itself is the report's (report.effort)."""
 from __future__ import annotations
 
 import copy
-import dataclasses
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from ..model import records
 from ..model.findings import Difficulty
+from ..model.records import record
 from .ruleset import OTHER_AREA, RuleDataError, RuleSet
 
 TABLE = "effort"
@@ -32,7 +32,7 @@ class EffortDataError(ValueError):
         self.reason = message
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Hours:
     low: float
     high: float
@@ -51,14 +51,14 @@ class Hours:
 NO_HOURS = Hours(0.0, 0.0)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Cost:
     first: Hours
     more: Hours
     per: str  # "name", "file" or "use"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Kind:
     name: str
     about: str
@@ -78,7 +78,7 @@ class Kind:
         return not self.kernels or kernels in self.kernels
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EffortModel:
     hours_per_day: float
     file_hours: Mapping[Difficulty, Hours]
@@ -297,7 +297,7 @@ def _no_other_keys(entry: Mapping[str, Any], known: set[str], where: str) -> Non
 
 def _with_overrides(model: EffortModel, overrides: Mapping[str, Any]) -> EffortModel:
     keys = tuple(_flat_keys(overrides))
-    return dataclasses.replace(model, overridden=keys)
+    return records.replace(model, overridden=keys)
 
 
 def _flat_keys(table: Mapping[str, Any], prefix: str = "") -> Iterable[str]:

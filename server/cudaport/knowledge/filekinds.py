@@ -6,11 +6,12 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
+from ..model.records import record
 
-@dataclass(frozen=True, slots=True)
+
+@record(frozen=True, slots=True)
 class FileKind:
     """One kind of file cudaport reads (rules/files.toml): how it is recognised and how its comments look."""
 

@@ -17,9 +17,9 @@ analyzer asks `coverage(ruleset, target)` for the release the user builds with (
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
+from ..model.records import record
 from ..resources.paths import RuleDataError
 from . import tomlcompat
 
@@ -27,7 +27,7 @@ _KINDS = frozenset({"kernel", "delegate", "cea", "cia", "none"})
 _MISSING = frozenset({"cpu-fallback", "error"})
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Plugin:
     """A device plugin release: its package, the PyTorch it is built for, and what a call of an operator it lacks
     does (`cpu-fallback`: runs on the CPU, slowly, with a warning, unless `strict` is set; `error`: raises)."""
@@ -41,7 +41,7 @@ class Plugin:
     api_list: bool = False  # the plugin publishes a list of the Python APIs it supports (torch_mlu)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Gap:
     """A PyTorch API whose call the plugin cannot run natively."""
 
@@ -52,7 +52,7 @@ class Gap:
     limited: bool = False  # the plugin's API support list notes a limitation of it
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class OperatorCoverage:
     """What a target's PyTorch lacks. `plugin` None: PyTorch itself built for the target (ROCm, MACA, CoreX),
     whose kernels are PyTorch's CUDA kernels built for it: no gaps are known."""
@@ -68,7 +68,7 @@ class OperatorCoverage:
         return self.gaps.get(api)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TensorFacts:
     """What tells that an expression is a tensor, and where it is (tensors.toml)."""
 
@@ -81,7 +81,7 @@ class TensorFacts:
     annotations: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class OperatorData:
     """Every plugin release's coverage, worked out when the rule set is built."""
 
@@ -189,14 +189,14 @@ def _read_tensors(path: Path) -> TensorFacts:
     return TensorFacts(**values)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Operator:
     kind: str
     delegate: str
     cuda: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Api:
     kind: str
     ways: tuple[tuple[str, ...], ...]

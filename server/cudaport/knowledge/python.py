@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..model.findings import Difficulty
+from ..model.records import field, record
 from .ruleset import RuleDataError, RuleSet, Symbol, TargetMapping
 
 UNSUPPORTED_RULE = "CP7090"
@@ -20,7 +20,7 @@ _GENERIC_WORDS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Counterpart:
     replacement: str | None  # a pattern: `*` is the matched member; "=" the same name; None: no counterpart
     difficulty: Difficulty | None = None
@@ -28,7 +28,7 @@ class Counterpart:
     only: tuple[str, ...] = ()  # the target's hardware generations that have it (Atlas A2/A3)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ApiEntry:
     name: str  # qualified; a wildcard entry is stored under its prefix (`torch.cuda` for `torch.cuda.*`)
     wildcard: bool
@@ -62,7 +62,7 @@ class ApiEntry:
         return pattern.replace("*", member)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class EnvEntry:
     name: str  # exact, or a prefix when `prefix`
     prefix: bool
@@ -81,7 +81,7 @@ class EnvEntry:
         return replacement
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class CommandEntry:
     """An NVIDIA command-line tool a Python program may run."""
 
@@ -94,7 +94,7 @@ class CommandEntry:
         return Symbol(self.name, "command", self.rule, "nvidia", targets)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class OptionEntry:
     """A keyword argument value of a call that only means something with CUDA."""
 
@@ -105,7 +105,7 @@ class OptionEntry:
     counterparts: Mapping[str, Counterpart]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class MethodEntry:
     name: str
     called: bool
@@ -113,7 +113,7 @@ class MethodEntry:
     counterparts: Mapping[str, Counterpart]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TargetFacts:
     device: str
     backend: str
@@ -142,7 +142,7 @@ class TargetFacts:
         return dotted
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Positions:
     """Where a string is a device type or a backend name."""
 
@@ -163,7 +163,7 @@ class Positions:
         return lowered in self.names or any(word in lowered for word in self.name_words)
 
 
-@dataclass
+@record
 class PythonKnowledge:
     targets: dict[str, TargetFacts]
     exact: dict[str, ApiEntry]

@@ -10,19 +10,19 @@ Layout of the data:
 
 from __future__ import annotations
 
-import dataclasses
 import fnmatch
 import functools
 import re
 from collections import ChainMap
 from collections.abc import Iterable, Mapping, MutableMapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import i18n
 from ..i18n import N_, t
+from ..model import records
 from ..model.findings import Difficulty
+from ..model.records import field, record
 from ..resources.paths import RuleDataError as RuleDataError  # the rule data's error, raised here too
 from ..resources.paths import bundled_rules_dir
 from . import tomlcompat
@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # the operator data is loaded with the rule set only when a P
     from .operators import OperatorData
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RuntimeInit:
     """An explicit initialisation call the target's runtime needs before its first use (ACL's `aclInit`)."""
 
@@ -41,7 +41,7 @@ class RuntimeInit:
     provided_by: tuple[str, ...] = ()  # include globs of frameworks that initialise it (torch_npu: `ATen/*`)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class VersionScheme:
     """Whose release numbers a target's version data holds, and the newest one it knows."""
 
@@ -55,7 +55,7 @@ class VersionScheme:
         return next((g for g in self.generations if g.lower() == given.lower()), None)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Derivation:
     """Counterparts a target derives from the CUDA names, for names its own data does not map: a runtime that
     renames CUDA's API one to one (`cudaMalloc` -> `mcMalloc`), or one that keeps the CUDA names (`renames` empty)."""
@@ -93,7 +93,7 @@ class Derivation:
         return None if self.renames else name
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Target:
     name: str
     label: str
@@ -129,7 +129,7 @@ class Target:
 OTHER_AREA = "other"  # the report's area for a rule no [[area]] lists (a house rule that names none)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Area:
     """A part of the project's CUDA inventory as the migration guides take it (framework API, runtime API,
     libraries, hand-written kernels, build and environment, binaries)."""
@@ -139,7 +139,7 @@ class Area:
     rules: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RuleDocs:
     what: str
     why: str
@@ -147,7 +147,7 @@ class RuleDocs:
     fix: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Rule:
     code: str
     name: str
@@ -169,7 +169,7 @@ DEFAULT_KEY = "default"  # `difficulty.default` in a rule: for every target it d
 REMOVED = "-"  # a target cell that says the target needs nothing in its place: the name is deleted
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TargetMapping:
     replacement: str  # "" = no counterpart; REMOVED = nothing is needed, the name goes
     difficulty: Difficulty | None  # None = the rule's default
@@ -182,7 +182,7 @@ class TargetMapping:
     before: TargetMapping | None = None  # the counterpart in releases older than `added` (hip_bfloat16)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Symbol:
     name: str
     kind: str
@@ -215,7 +215,7 @@ class Symbol:
         return "quiet" in self.flags
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Outcome:
     """What a symbol means for one target."""
 
@@ -276,7 +276,7 @@ _OTHER_KINDS: tuple[str, ...] = (
 _OTHER_KINDS += (N_("command"),)
 
 
-@dataclass
+@record
 class RuleSet:
     targets: dict[str, Target] = field(default_factory=dict)
     rules: dict[str, Rule] = field(default_factory=dict)
@@ -433,7 +433,7 @@ class RuleSet:
         wanted = {t: v for t, v in versions.items() if v}
         if wanted == dict(self.versions):
             return self
-        return dataclasses.replace(self, versions=wanted, _header_cache={}, _outcome_cache={})
+        return records.replace(self, versions=wanted, _header_cache={}, _outcome_cache={})
 
     def version_of(self, target: str) -> str:
         """The release of `target` the findings assume: the user's, else the newest the data knows ("" if none)."""
@@ -460,7 +460,7 @@ class RuleSet:
 
     def without_symbols(self) -> RuleSet:
         """This rule data without its symbol table and caches (the rule cache stores the symbols apart)."""
-        return dataclasses.replace(self, symbols={}, _header_cache={}, _outcome_cache={})
+        return records.replace(self, symbols={}, _header_cache={}, _outcome_cache={})
 
     @functools.cached_property
     def kernel_keepers(self) -> tuple[str, ...]:
@@ -737,13 +737,14 @@ def load_ruleset(extra: Iterable[Path] = ()) -> RuleSet:
 
 @functools.lru_cache(maxsize=8)
 def _load_cached(extra: tuple[Path, ...]) -> RuleSet:
-    from ..model import findings
+    from ..model import findings, records
     from . import rulecache
 
     base = bundled_rules_dir()
     # the classes the cache pickles (operators.py named, not imported: a warm start of a C++ check never loads it)
     here = Path(__file__).resolve()
-    modules = (here, Path(findings.__file__).resolve(), here.with_name("operators.py"))
+    model = (Path(findings.__file__).resolve(), Path(records.__file__).resolve())  # records: how they pickle
+    modules = (here, *model, here.with_name("operators.py"))
     cached = rulecache.load(base, extra, RuleSet, modules)
     if cached is not None:
         _check_required(cached)
@@ -955,7 +956,7 @@ def _areas(raw: list[Any], ruleset: RuleSet, path: Path) -> tuple[Area, ...]:
         areas.append(Area(name, str(entry.get("about", "")), codes))
     for code, rule in list(ruleset.rules.items()):
         if rule.area == OTHER_AREA and code in owner:
-            ruleset.rules[code] = dataclasses.replace(rule, area=owner[code])
+            ruleset.rules[code] = records.replace(rule, area=owner[code])
     return tuple(areas)
 
 
@@ -1186,8 +1187,8 @@ def _load_versions(ruleset: RuleSet, path: Path) -> None:
                 # A newer counterpart replaces the table's from `added` on (__hip_bfloat16 for hip_bfloat16).
                 mapping = TargetMapping(cells["counterpart"], level, cells["note"], before=mapping)
             elif cells["note"]:
-                mapping = dataclasses.replace(mapping, note="; ".join(n for n in (mapping.note, cells["note"]) if n))
-            _mutable(symbol.targets)[target] = dataclasses.replace(
+                mapping = records.replace(mapping, note="; ".join(n for n in (mapping.note, cells["note"]) if n))
+            _mutable(symbol.targets)[target] = records.replace(
                 mapping,
                 added=cells["added"],
                 deprecated=cells["deprecated"],
@@ -1213,7 +1214,7 @@ def _add_symbol(ruleset: RuleSet, table: MutableMapping[str, Symbol], symbol: Sy
 
 
 def _renamed(symbol: Symbol, name: str) -> Symbol:
-    return dataclasses.replace(symbol, name=name)
+    return records.replace(symbol, name=name)
 
 
 def _load_extra(ruleset: RuleSet, path: Path, data: Mapping[str, Any] | None) -> None:
@@ -1230,7 +1231,7 @@ def _load_extra(ruleset: RuleSet, path: Path, data: Mapping[str, Any] | None) ->
         for name, symbol in added.items():  # extra tables override the bundled entries, keeping other targets'
             known = ruleset.symbols.get(name)
             if known is not None and known.rule == symbol.rule:
-                symbol = dataclasses.replace(symbol, targets={**known.targets, **symbol.targets})
+                symbol = records.replace(symbol, targets={**known.targets, **symbol.targets})
             ruleset.symbols[name] = symbol
         return
     assert data is not None
@@ -1238,7 +1239,7 @@ def _load_extra(ruleset: RuleSet, path: Path, data: Mapping[str, Any] | None) ->
     for index, entry in enumerate(data.get("rule", [])):
         rule = _parse_rule(entry, f"{path}: rule #{index + 1}", ruleset)
         if own_docs and not rule.url:
-            rule = dataclasses.replace(rule, url=own_docs.format(code=rule.code.lower()))
+            rule = records.replace(rule, url=own_docs.format(code=rule.code.lower()))
         ruleset.rules[rule.code] = rule
     for index, entry in enumerate(data.get("symbol", [])):
         where = f"{path}: symbol #{index + 1}"

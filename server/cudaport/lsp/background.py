@@ -28,11 +28,11 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..engine.engine import Engine
 from ..engine.session import Cancelled, Session
+from ..model.records import field, record
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ INLINE_FULL = 96 * 1024
 INLINE_ANY = 4 * 1024 * 1024
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Job:
     uri: str
     version: int

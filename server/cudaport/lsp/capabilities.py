@@ -3,11 +3,12 @@ its client capabilities): features ask `capabilities.pull_diagnostics`, not the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..model.records import record
 
-@dataclass(frozen=True, slots=True)
+
+@record(frozen=True, slots=True)
 class ClientCapabilities:
     pull_diagnostics: bool = False  # textDocument/diagnostic: the client asks; otherwise the server publishes
     diagnostic_refresh: bool = False  # workspace/diagnostic/refresh: the server may ask a pull client to pull again

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -16,6 +15,7 @@ from ..analyzers.common import comments
 from ..engine import fixing
 from ..i18n import t
 from ..model.findings import CompatEntry, Finding, Fix
+from ..model.records import record
 from ..model.source import LineIndex, SourceFile
 from ..rewrite import dualstack
 from . import edits as byte_edits
@@ -158,7 +158,7 @@ def _workspace_edit(
 
 
 # ---- dual-stack fixes: the file keeps CUDA's names, the portability header or helper module changes -------------
-@dataclass
+@record
 class _SupportEdit:
     """The edits of a generated file (the portability header, the Python helper module) in a workspace edit."""
 

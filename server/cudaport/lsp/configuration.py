@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..engine.engine import Engine
 from ..i18n import t
 from ..knowledge.ruleset import RuleDataError, load_ruleset
+from ..model.records import field, record
 from ..project.config import CONFIG_FILES, ConfigError, Settings, find_config, load_settings
 from ..project.files import why_excluded
 from ..project.includes import ProjectIndex
@@ -22,7 +22,7 @@ from .options import EditorOptions
 log = logging.getLogger(__name__)
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Resolved:
     """The settings, engine and editor options for the documents under one configuration."""
 

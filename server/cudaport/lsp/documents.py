@@ -7,7 +7,6 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -15,6 +14,7 @@ from pygls.uris import to_fs_path
 
 from ..engine.session import Session
 from ..model.findings import Finding
+from ..model.records import field, record
 from ..model.source import LineIndex
 from .languages import detect_language
 from .positions import to_offset
@@ -44,7 +44,7 @@ class TextItem(Protocol):
     def text(self) -> str: ...
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Skip:
     """Why a buffer is not analysed, in the user's language; `warn`: worth a message (too large, binary), not
     just a log line (not a source cudaport reads, excluded)."""
@@ -53,7 +53,7 @@ class Skip:
     warn: bool = False
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Document:
     """An open buffer: what the editor knows of it (URI, version, language id) and its analysis session, which
     the engine owns (text, line index, tree, findings)."""

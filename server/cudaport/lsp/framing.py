@@ -14,7 +14,8 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+
+from ..model.records import record
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +26,7 @@ _HEADER_START = re.compile(rb"content-(?:length|type)[ \t]*:", re.I)
 _HEADER_LINE = re.compile(rb"^([A-Za-z][A-Za-z0-9-]*)[ \t]*:[ \t]*(.*?)[ \t]*\r?\n?$")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Frame:
     body: bytes
     problem: str = ""  # what was wrong with the framing and how it was repaired ("" for a proper frame)

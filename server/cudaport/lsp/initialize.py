@@ -3,14 +3,14 @@ workspace folders, read from the request's JSON (anything malformed counts as ab
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..model.records import record
 from .documents import uri_path
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class InitializeRequest:
     capabilities: dict[str, Any]
     initialization_options: Any

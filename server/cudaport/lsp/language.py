@@ -8,16 +8,16 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from .. import i18n
 from ..i18n import N_
+from ..model.records import record
 from .logs import Said, said
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Choice:
     language: str  # one of i18n.LANGUAGES
     source: str  # where it came from: "setting", "locale" or "environment"

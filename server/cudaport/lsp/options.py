@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from ..i18n import normalize, t
 from ..model.findings import Severity
+from ..model.records import field, fields, record, replace
 
 LOG_LEVELS = ("error", "warning", "info", "debug")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EditorOptions:
     # Overrides of the configuration file (None: keep the file's value).
     target: str | None = None

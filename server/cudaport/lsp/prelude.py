@@ -24,12 +24,12 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..model.records import field, record
 from ..resources import cache
 from . import logs
 from .background import INLINE_FULL
@@ -49,7 +49,7 @@ _MAX_FRAMES = 64  # a client that keeps opening documents gets the server after 
 _IDLE_SECONDS = 1.0
 
 
-@dataclass
+@record
 class Early:
     """What the prelude leaves to the server."""
 
@@ -191,7 +191,7 @@ class _Prelude:
         self.write(header(sum(map(len, pieces))) + b"".join(pieces))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _TextItem:
     """textDocument/didOpen's TextDocumentItem, read from JSON (cudaport.lsp.documents.TextItem)."""
 

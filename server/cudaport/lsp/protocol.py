@@ -16,7 +16,6 @@ import logging
 import re
 from collections.abc import Callable, Generator
 from concurrent.futures import Future
-from dataclasses import dataclass
 from typing import Any
 
 from cattrs import Converter
@@ -25,6 +24,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
 from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCResponseMessage
 
+from ..model.records import record
 from .framing import Frame
 from .jsonparts import PreparedJSON, RawJSON, header, notification, response
 from .positions import preferred_encoding
@@ -48,7 +48,7 @@ _PREPARED = frozenset({types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, types.PROGRESS, 
 _PENDING_WRITES: set[asyncio.Future[Any]] = set()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class CommandRequest:
     """The workspace/executeCommand request a command serves."""
 
@@ -61,7 +61,7 @@ COMMAND_REQUEST: contextvars.ContextVar[CommandRequest | None] = contextvars.Con
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Undecodable:
     """A request whose parameters could not be decoded: answered with `error`."""
 

@@ -10,13 +10,13 @@ document's list is those texts joined: for 5,000 findings, a join and one block 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..engine.store import Block, FindingStore
 from ..knowledge.ruleset import RuleSet
 from ..model.findings import Difficulty, Finding
+from ..model.records import record
 from ..model.source import LineIndex
 from ..model.words import difficulty_word  # the diagnostic's `data` keeps the English name for machines
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # loaded where a typed message needs it: the first diagnostic
 IDENTIFIER = "cudaport"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Style:
     """What a diagnostic's JSON depends on besides its finding."""
 

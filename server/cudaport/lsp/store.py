@@ -8,7 +8,6 @@ from __future__ import annotations
 import gc
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +15,7 @@ from .. import i18n
 from ..engine.engine import Engine
 from ..i18n import N_
 from ..model.findings import Difficulty, Finding
+from ..model.records import record
 from ..model.source import LineIndex
 from . import analysis, logs
 from .background import INLINE_FULL, Background
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(frozen=True, slots=True, eq=False)
 class Snapshot:
     """One document as a request sees it."""
 

@@ -7,16 +7,16 @@ reports each file it has done (work-done progress)."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..engine import runner
 from ..engine.engine import Engine
 from ..knowledge.filekinds import file_kind
+from ..model import records
+from ..model.records import field, record
 from ..model.source import SourceFile
 from ..project.config import Settings
 from ..project.files import Excluded, Skipped, SourcePath, discover
@@ -25,7 +25,7 @@ from ..project.includes import ProjectIndex
 Progress = Callable[[int, int, str], None]  # (files done, files in all, the last file's label)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Folder:
     """A workspace folder and how its files are named in the summary: relative to it, under its name when the
     workspace has several folders (as VS Code names them)."""
@@ -35,7 +35,7 @@ class Folder:
     settings: Settings  # selects its files, as `cudaport check` run in it would
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SummaryJob:
     folders: list[Folder]
     settings: Settings  # the one the summary states and analyses with (the workspace's configuration)
@@ -96,14 +96,14 @@ def _collect(folders: list[Folder]) -> runner.Run:
         for item in discover([str(folder.path)], folder.settings):
             label = _label(folder, item.label)
             if isinstance(item, Skipped):
-                skipped.append(dataclasses.replace(item, label=label))
+                skipped.append(records.replace(item, label=label))
             elif isinstance(item, Excluded):
-                excluded.append(dataclasses.replace(item, label=label))
+                excluded.append(records.replace(item, label=label))
             elif not item.path.is_symlink():
                 real = _real(item.path)
                 if real not in seen:  # nested workspace folders name a file twice
                     seen.add(real)
-                    files.append(dataclasses.replace(item, label=label))
+                    files.append(records.replace(item, label=label))
     return runner.Run(files, skipped, excluded)
 
 
@@ -122,7 +122,7 @@ def _relative_settings(settings: Settings, folders: list[Folder]) -> Settings:
         if config.is_relative_to(folder.path):
             relative = config.relative_to(folder.path).as_posix()
             named = f"{folder.prefix}/{relative}" if folder.prefix else relative
-            return dataclasses.replace(settings, config_path=Path(named))
+            return records.replace(settings, config_path=Path(named))
     return settings
 
 

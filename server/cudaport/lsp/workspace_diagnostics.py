@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
+from ..engine.runner import check_path_cached
 from ..i18n import N_, t, tn
 from ..model.findings import Difficulty
 from ..model.source import LineIndex
@@ -183,7 +184,9 @@ class WorkspaceDiagnostics:
             return {"kind": "unchanged", "uri": uri, "resultId": result_id, "version": None}
         cache = self._cache_for(resolved)
         result = (
-            resolved.engine.check_path(source_path) if cache is None else cache.check_path(resolved.engine, source_path)
+            resolved.engine.check_path(source_path)
+            if cache is None
+            else check_path_cached(cache, resolved.engine, source_path)
         )
         if result.skipped or result.error:
             log.info(

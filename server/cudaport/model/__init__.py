@@ -1,3 +1,3 @@
 """The values every layer passes around: findings and their difficulties, severities, edits and fixes (findings),
-a run's results per file and target (results), a source file's text in its encoding (source), and the words that
-name difficulties (words). May import: i18n."""
+a run's results per file and target (results), a source file's text in its encoding (source), the words that name
+difficulties (words), and the classes of named fields every package uses (records). May import: i18n, resources."""

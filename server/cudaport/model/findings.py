@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
 from typing import TypedDict
 
 from ..i18n import t
+from .records import field, record
 
 
 class Difficulty(enum.IntEnum):
@@ -72,7 +72,7 @@ class Applicability(enum.Enum):
     UNSAFE = "unsafe"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Edit:
     """Replace bytes [start, end) of the analysed buffer with `text`."""
 
@@ -99,7 +99,7 @@ class FixStyle(enum.Enum):
             ) from None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class CompatEntry:
     """One thing the project's generated portability file must provide for a dual-stack fix to build on the target.
 
@@ -115,7 +115,7 @@ class CompatEntry:
     core: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Fix:
     title: str
     edits: tuple[Edit, ...]
@@ -149,7 +149,7 @@ class FindingData(TypedDict, total=False):
     plugin: str  # ... and the plugin release that lacks them (`torch_npu 2.14.0`)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Finding:
     """One CUDA dependency at one place in one buffer (byte offsets into the analysed UTF-8 buffer)."""
 

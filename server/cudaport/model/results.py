@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from .findings import Difficulty, Finding, Severity
+from .records import field, record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Diagnostic:
     """A finding placed in a file: 1-based lines, 1-based columns in Unicode code points."""
 
@@ -35,7 +35,7 @@ class Diagnostic:
         return self.finding.severity
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class FileFindings:
     """What one file gave for one target, as a run streams it (`runner.scan`): its diagnostics in output order,
     or why it was skipped (nothing else is then set), or the error that stopped its analysis."""

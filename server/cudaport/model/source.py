@@ -12,11 +12,11 @@ import contextlib
 import os
 import re
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..i18n import t
 from .findings import Edit
+from .records import record
 
 UTF8 = "utf-8"
 UTF8_BOM = "utf-8-sig"
@@ -32,7 +32,7 @@ class SkipFile(Exception):
     """A file that is not analysed, with the reason to show the user."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SourceFile:
     data: bytes
     encoding: str = UTF8

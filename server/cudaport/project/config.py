@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from ..knowledge import tomlcompat
 from ..knowledge.ruleset import RuleDataError, load_ruleset
 from ..model.findings import DEFAULT_SEVERITY, Difficulty, FixStyle, Severity
 from ..model.nearest import did_you_mean
+from ..model.records import field, record, replace
 from ..model.source import DEFAULT_MAX_FILE_SIZE
 
 CONFIG_FILES = ("cudaport.toml", "pyproject.toml")
@@ -70,7 +70,7 @@ class ConfigError(Exception):
     """Configuration that cannot be used; the message names the file and the key."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Settings:
     target: str = "hip"
     versions: Mapping[str, str] = field(default_factory=dict)  # target -> release given (`hip@6.2`)

@@ -5,24 +5,24 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..i18n import N_, t
 from ..knowledge.filekinds import file_kind, file_kinds, language_for
+from ..model.records import record
 from .config import DEFAULT_EXCLUDE, Settings
 from .ignorefiles import IgnoreRules
 from .includes import checkout_root
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SourcePath:
     label: str  # as the user wrote it (relative stays relative)
     path: Path
     language: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Excluded:
     """A directory left out although it held sources (an exclude pattern, a build tree, an ignore file): every
     run says so, and why."""
@@ -31,7 +31,7 @@ class Excluded:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Skipped:
     label: str
     reason: str

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
+
+from ..model.records import record
 
 _GIT_FILES = (".gitignore",)
 _ALWAYS = (".ignore",)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Rule:
     regex: re.Pattern[str]
     negated: bool
@@ -24,7 +25,7 @@ class Rule:
     text: str  # as written, for messages
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RuleFile:
     """The rules of one ignore file; `base`: the folder its patterns are relative to."""
 

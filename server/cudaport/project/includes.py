@@ -11,11 +11,11 @@ import os
 import re
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..analyzers.common.base import IncludeFacts, ShimMapping
 from ..knowledge.ruleset import RuleSet
+from ..model.records import record
 
 # Literal first, so the regex engine skips ahead to each `#`; the line start is checked by hand (at_line_start).
 _INCLUDE = re.compile(rb'#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]')
@@ -41,7 +41,7 @@ def checkout_root(start: Path) -> Path | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Header:
     mtime: float
     includes: list[Path]  # the project headers it includes that exist
@@ -56,7 +56,7 @@ class _Header:
 _EMPTY = _Header(0.0, [], {}, frozenset())
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Closure:
     """A header and everything it includes, directly or not."""
 
@@ -69,7 +69,7 @@ class _Closure:
     resolutions: frozenset[tuple[Path, str, Path | None]] = frozenset()
 
 
-@dataclass
+@record
 class Provenance:
     """What the answers about one file came from (the results cache checks these rather than ask again): the
     files read, and what each include name resolved to."""

@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ..i18n import t
 from ..knowledge.ruleset import RuleDataError, RuleSet
+from ..model.records import record
 
 TABLE = "verification"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CheckSpec:
     id: str
     title: str
@@ -29,7 +29,7 @@ class CheckSpec:
     details: Mapping[str, str]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Trigger:
     """A rule found in this code base, and the names found for it, that made a check apply."""
 
@@ -37,7 +37,7 @@ class Trigger:
     names: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CheckItem:
     """One verification step as the report shows it."""
 

@@ -9,16 +9,16 @@ and of the high ones."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from ..knowledge.effort import NO_HOURS, EffortModel, Hours, Kind
 from ..knowledge.ruleset import OTHER_AREA, RuleSet
 from ..model.findings import Difficulty
+from ..model.records import field, record
 from ..model.results import Diagnostic
 
 
 # ---- estimating -------------------------------------------------------------------------------------------------
-@dataclass
+@record
 class KindTotal:
     """What one kind of finding adds to a target's estimate."""
 
@@ -28,7 +28,7 @@ class KindTotal:
     hours: Hours = NO_HOURS
 
 
-@dataclass
+@record
 class Estimate:
     """A target's estimate: hours per kind of finding and for building and testing the files, as a range."""
 

@@ -4,12 +4,12 @@ the report can start from the top-level folders and open them one level at a tim
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, TypeVar
 
 from ..knowledge.effort import NO_HOURS, Hours
 from ..model.findings import Difficulty
+from ..model.records import field, record
 from .tally import Tally, combined_weight
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ DOMINANT_SHARE = 0.6
 _T = TypeVar("_T", bound="Totals")
 
 
-@dataclass
+@record
 class Totals:
     """What a group of files adds up to, per target: the directory table's rows and the folder tree's nodes."""
 
@@ -52,7 +52,7 @@ class Totals:
         return combined_weight(self.findings.values())
 
 
-@dataclass
+@record
 class Folder(Totals):
     effort: dict[str, Hours] = field(default_factory=dict)
     children: list[Folder] = field(default_factory=list)  # heaviest first

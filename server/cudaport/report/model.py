@@ -10,7 +10,6 @@ import os
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 from .. import __version__
@@ -18,6 +17,7 @@ from ..i18n import N_, english, t
 from ..knowledge.effort import EffortModel, Hours, load_model
 from ..knowledge.ruleset import OTHER_AREA, RuleSet
 from ..model.findings import Difficulty
+from ..model.records import field, record
 from ..model.results import Diagnostic, FileFindings
 from ..project.config import Settings
 from .checklist import CheckItem, evaluate, load_checks
@@ -63,7 +63,7 @@ DECLARATION_KINDS = {
 _DECLARATION_ORDER = tuple(dict.fromkeys(DECLARATION_KINDS.values()))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TargetInfo:
     """A target as the report names it: its label and platform in the active language (the rule data's English
     looked up in the catalogue), `name` the id machine output keys by."""
@@ -81,7 +81,7 @@ class TargetInfo:
         return clauses(part for part in (self.platform, rated) if part)
 
 
-@dataclass
+@record
 class TargetSummary:
     """The verdict for one target and the numbers behind it."""
 
@@ -99,12 +99,12 @@ class TargetSummary:
     plan: RoutePlan
 
 
-@dataclass
+@record
 class DirectoryRow(Totals):
     """The files directly in one directory (a folder of the tree counts those below it too)."""
 
 
-@dataclass
+@record
 class Availability:
     """Whether a target has a counterpart for what the code uses of one library or API family."""
 
@@ -165,7 +165,7 @@ class Availability:
         return merged
 
 
-@dataclass
+@record
 class Dependency:
     """A CUDA library or API family (one rule), how much the code uses it, and what each target offers."""
 
@@ -180,7 +180,7 @@ class Dependency:
     area: str = ""
 
 
-@dataclass
+@record
 class AreaSummary:
     """One part of the inventory (framework API, runtime API, libraries, kernels, build and environment,
     binaries): how much of the project's CUDA dependency is there, and how hard it is on each target."""
@@ -193,7 +193,7 @@ class AreaSummary:
     dependencies: list[Dependency]
 
 
-@dataclass
+@record
 class ApiUse:
     """One name of one rule (`cudaMalloc` of CP1001), or one construct found by its shape: its uses on each
     target, in how many files."""
@@ -213,7 +213,7 @@ class ApiUse:
         return not self.pattern and self.kind in DECLARATION_KINDS
 
 
-@dataclass
+@record
 class WorkGroup:
     """The report's unit of work: an API (`cudaMalloc` — 412 uses in 96 files), a library's declarations (NPP's
     types and constants — 700 uses of 48 names), or a construct family (warp-size arithmetic), with what it means
@@ -240,14 +240,14 @@ class WorkGroup:
         return combined_weight(a.uses for a in self.targets.values())
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Problem:
     path: str
     reason: str
     target: str | None = None
 
 
-@dataclass
+@record
 class Report:
     tool_version: str
     generated: str
@@ -298,7 +298,7 @@ class Report:
 
 
 # ---- building ---------------------------------------------------------------------------------------------------
-@dataclass
+@record
 class _Group:
     symbol: str
     rule: str

@@ -8,13 +8,13 @@ kernels (ROCm's, MACA's, CoreX's) has no gaps to list, and the report says so in
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from ..i18n import N_, t
 from ..knowledge.effort import NO_HOURS, Hours, Kind
 from ..knowledge.operators import OperatorCoverage
 from ..knowledge.ruleset import RuleSet
 from ..model.findings import Difficulty
+from ..model.records import field, record
 from ..model.results import Diagnostic
 from .words import number, tn
 
@@ -26,7 +26,7 @@ FAILS = "error"
 ON_CPU = "cpu"
 
 
-@dataclass
+@record
 class GapUse:
     """One PyTorch API the plugin has no kernel for, as the project calls it on one target."""
 
@@ -49,7 +49,7 @@ class GapUse:
         return self.calls - self.on_cpu
 
 
-@dataclass
+@record
 class TargetOperators:
     """A target's operator coverage: its plugin (None where PyTorch itself is built for the target) and the gaps
     the project meets, most called first."""

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 
 from ..i18n import t
 from ..knowledge.effort import NO_HOURS, EffortModel, Hours
 from ..knowledge.ruleset import RuleDataError, RuleSet
 from ..model.findings import Difficulty
+from ..model.records import field, record
 from ..model.results import Diagnostic
 from .effort import EffortMeter
 from .words import clauses, number, tn
@@ -22,7 +22,7 @@ KERNEL_KIND = "kernel"  # rules/effort.toml's kind of the project's kernel defin
 _KEYS = {"id", "name", "about", "fix", "kinds", "difficulty", "languages"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Route:
     id: str
     name: str
@@ -95,7 +95,7 @@ def is_dual_stack(diag: Diagnostic) -> bool:
     return diag.finding.data.get("ported") == "1"
 
 
-@dataclass
+@record
 class FileRoute:
     route: str  # "A", "B" or "C"
     causes: Counter[str]  # the rules of the findings that put the file here (C also "dual-stack")
@@ -133,7 +133,7 @@ def classify(routes: Mapping[str, Route], meter: EffortMeter, diagnostics: Itera
 
 
 # ---- the plan per target ------------------------------------------------------------------------------------------
-@dataclass
+@record
 class DualStackCoverage:
     """What `fix --style dual-stack` writes in route C's files on a target, and what it leaves for a person."""
 
@@ -152,7 +152,7 @@ def covered_by_dual_stack_fix(_target: str, diag: Diagnostic) -> bool:
     return diag.finding.dual_fixable
 
 
-@dataclass
+@record
 class RouteShare:
     """The files of one route on one target, heaviest first, and what they add to the estimate."""
 
@@ -175,7 +175,7 @@ class RouteShare:
             self.dual_stack_files += 1
 
 
-@dataclass
+@record
 class RoutePlan:
     recommended: str
     why: str

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..knowledge.effort import Hours
+from ..model.records import record
 from .tally import Tally, combined_weight
 
 
-@dataclass
+@record
 class FileRow:
     path: str
     directory: str

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from html import escape
 
 from ..i18n import N_, t
 from ..model.findings import Difficulty
+from ..model.records import field, record
 from ..model.words import difficulty_word
 from .tally import DIFFICULTIES, Tally
 from .words import number
@@ -39,7 +39,7 @@ WIDTH = 880
 UNITS = {"findings": N_("{count} findings"), "files": N_("{count} files"), "uses": N_("{count} uses")}
 
 
-@dataclass
+@record
 class Bar:
     label: str  # a target's label, or what the bar measures ("findings", "files"), as the page shows it
     tally: Tally
@@ -47,7 +47,7 @@ class Bar:
     unit: str = "findings"  # a key of UNITS
 
 
-@dataclass
+@record
 class Group:
     name: str  # what the group stands for (a directory, an API), carried in `data-group`
     bars: list[Bar]

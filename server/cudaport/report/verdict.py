@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ..i18n import N_, t
 from ..knowledge.effort import EffortModel, Hours
 from ..model.findings import Difficulty
+from ..model.records import record
 from .effort import Estimate
 from .tally import Tally, percent
 from .words import both, language_name, number, tn
@@ -83,7 +83,7 @@ RANKING_RULE = N_(
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Verdict:
     scale: Scale
     density: float  # person-days (high end) per 1,000 lines

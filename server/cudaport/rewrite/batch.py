@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +18,7 @@ from ..engine.runner import file_findings as runner_file_findings
 from ..i18n import t
 from ..knowledge.ruleset import load_ruleset
 from ..model.findings import Finding, FixStyle
+from ..model.records import field, record
 from ..model.results import Diagnostic, FileFindings, RunTotals
 from ..model.source import LineIndex, SkipFile, SourceFile, write_atomic
 from ..project.config import Settings
@@ -34,7 +34,7 @@ Progress = Callable[[int, int], None]
 FixJob = tuple[SourcePath, bool, bool, bool, FixStyle, "ResultCache | None"]
 
 
-@dataclass
+@record
 class FileOutcome:
     """What a worker sends back for one fixed file: the findings left, and the new contents if they changed."""
 
@@ -214,7 +214,7 @@ def unified_diff(label: str, before: bytes, after: bytes, new_file: bool = False
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
-@dataclass
+@record
 class FixResult:
     run: RunTotals
     fixed: int
@@ -229,7 +229,7 @@ class FixResult:
     support: list[tuple[str, bool, int]] = field(default_factory=list)  # (label, new file, entries)
 
 
-@dataclass
+@record
 class _Planned:
     """A rewrite waiting, on disk, for every file to be planned."""
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
 from ..analyzers.c.calls import COUNT_DISPATCH, CallRewrite, as_macros, dispatch_macros
 from ..analyzers.c.preprocessor import include_macro
 from ..knowledge.ruleset import Target
 from ..model.findings import CompatEntry
+from ..model.records import record
 
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(ifndef|ifdef|if|elif|else|endif)\b(.*)$")
 _NEGATED = re.compile(r"^\s*!\s*defined\b")
@@ -34,7 +34,7 @@ _TARGET_SECTIONS = (RUNTIME, HEADERS, NAMES, CALLS)
 _CUDA_SECTIONS = (RUNTIME, HEADERS)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Group:
     """Lines that go into a section together, sorted by `key`; `defines` / `includes` tell whether it is there."""
 
@@ -45,7 +45,7 @@ class _Group:
     anywhere: bool = False  # there when the header defines it anywhere (a CUDA name), not only in this branch
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Branches:
     target: tuple[int, int]  # [first line, end line) of the target's code
     cuda: tuple[int, int] | None  # of the CUDA (#else) code, if the header has it

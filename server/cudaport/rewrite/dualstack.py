@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.dualplan import has_accelerator, helper_path
 from ..i18n import t
 from ..knowledge.ruleset import RuleSet
 from ..model.findings import CompatEntry
+from ..model.records import record
 from ..model.source import SkipFile, SourceFile, read_source
 from ..project.config import Settings
 
@@ -22,7 +22,7 @@ class OutsidePaths(ValueError):
     """A file the dual-stack fix would write lies outside the paths given; the message says which and what to do."""
 
 
-@dataclass
+@record
 class FileNeeds:
     """What one fixed file needs from the portability header and helper module (the runner's worker says)."""
 
@@ -31,7 +31,7 @@ class FileNeeds:
     names_header: Path | None = None  # the project's own portability header this file includes, if any
 
 
-@dataclass
+@record
 class SupportFile:
     """A portability header or helper module to write: its path, what it was (None: a new file), what it becomes."""
 

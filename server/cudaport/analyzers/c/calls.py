@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from ...i18n import t
 from ...model.findings import Applicability
+from ...model.records import field, record
 
 _PLACEHOLDER = re.compile(r"\{(&)?(\d+)(\?)?(?::([^{}]+))?\}")
 _OPTIONAL_WITH_COMMA = re.compile(r",\s*\{(\d+)\?\}")
@@ -60,7 +60,7 @@ def _address(arg: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class CallRewrite:
     symbol: str
     target: str
@@ -145,7 +145,7 @@ class CallRewrite:
         return None if failed else rendered
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class CallSite:
     """A call one analysis rewrote whole: the template, the call's span and its arguments' (as written), so that
     the arguments' own renames can go into the rewrite once every finding is known."""

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from ...model.records import record
 from ..common.base import FactChanges, IncrementalProfile
 from .includes import IMPLICIT_RUNTIME_RULE
 
@@ -87,7 +87,7 @@ INCREMENTAL = IncrementalProfile(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class CFileFacts:
     """What the file's file-wide statements decide (see FileFacts): compared before and after an edit to one."""
 

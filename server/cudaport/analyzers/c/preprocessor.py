@@ -6,8 +6,8 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 
+from ...model.records import record
 from ..common.presence import lines_starting_with
 
 _DIRECTIVE = re.compile(
@@ -31,7 +31,7 @@ _NAMES_SECTION = b"// cudaport: names"  # compat.py writes it
 _DISPATCH = b"CUDAPORT_"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class GuardedRegion:
     """An #if/#elif/#else chain whose conditions test a target marker; every branch of it is dual-stack code."""
 
@@ -42,7 +42,7 @@ class GuardedRegion:
     named: int  # where that directive starts
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class GuardShape:
     """The guarded chains as positions in the list of lines that begin with `#`: (the opening directive's index,
     the closing `#endif`'s index or -1 when the chain is not closed, that `#endif`'s length, the marker, the index

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tree_sitter import Node
@@ -13,6 +12,7 @@ from tree_sitter import Node
 from ...i18n import t
 from ...knowledge.ruleset import Outcome, tidy
 from ...model.findings import Applicability, Difficulty, Edit, Finding, Fix
+from ...model.records import record
 from ..common.clex import literal_and_comment_spans, string_contents
 
 if TYPE_CHECKING:
@@ -24,14 +24,14 @@ _PTX_RULE = "CP3001"
 _PLACEHOLDER = re.compile(r"\{(\d+)\}")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Rewrite:
     template: re.Pattern[str]
     expression: str
     outputs: int = 1
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class PtxEntry:
     pattern: re.Pattern[str]
     name: str
@@ -41,7 +41,7 @@ class PtxEntry:
     rewrite: Rewrite | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class PtxTable:
     entries: tuple[PtxEntry, ...]
 
@@ -69,7 +69,7 @@ class PtxTable:
         return cls(tuple(entries))
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class AsmBlock:
     start: int
     end: int

@@ -5,12 +5,12 @@ analyzer that runs them."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
 from ...knowledge.ruleset import Outcome, RuleSet
 from ...model.findings import Edit, Finding, FindingData, Fix
+from ...model.records import field, record
 from ..common.base import FileContext, search_windows
 from ..common.clex import in_spans, literal_and_comment_spans
 from ..common.syntax import C_COMMENT_OR_STRING, node_at
@@ -19,7 +19,7 @@ from .calls import CallSite
 _WORD = re.compile(rb"[A-Za-z_]\w*")
 
 
-@dataclass
+@record
 class Scan:
     """Per-buffer state shared by the finders: the tree, the target, lazily computed facts."""
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from ...model.findings import Finding
+from ...model.records import record
 from .presence import LineTable, Presence
 
 
@@ -18,7 +18,7 @@ class BadInput(ValueError):
     it for that file and goes on."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ShimMapping:
     """A CUDA name that a portability header already maps to the target's name."""
 
@@ -26,7 +26,7 @@ class ShimMapping:
     header: str  # where the mapping is written (a path, for the message)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class IncludeFacts:
     """What a project header brings, with every header it includes."""
 
@@ -34,7 +34,7 @@ class IncludeFacts:
     uses_cuda: bool  # whether they name CUDA APIs or kernel syntax
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DualStackPlan:
     """Where a file finds what its dual-stack fixes rely on (`fix --style dual-stack`), worked out by the engine
     from the configuration: analyzers write their dual-stack edits with it."""
@@ -258,7 +258,7 @@ def _continued(data: bytes, newline: int) -> bool:
     return newline >= 2 and data[newline - 1] == 0x0D and data[newline - 2] == 0x5C
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class IncrementalProfile:
     """What an edit can invalidate, as the analyzer of a language knows it: the engine's analysis session
     (cudaport.session) re-analyses only the syntax around an edit, and the whole file when this says so."""
@@ -301,7 +301,7 @@ class IncrementalProfile:
     items: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FactChanges:
     """Where a change of a file's whole-file facts can change findings: these ranges (current offsets), and the
     findings of these symbols wherever they are."""

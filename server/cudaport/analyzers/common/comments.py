@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ...i18n import N_, t
 from ...knowledge.filekinds import file_kind
+from ...model.records import record
 from ...model.source import LineIndex
 from .syntax import C_COMMENT_OR_STRING
 
@@ -26,7 +26,7 @@ FILE_DIRECTIVE = re.compile(rb"cudaport:[ \t]*ignore-file[ \t]*\[([^\]\n]*)\]")
 _PREAMBLE = re.compile(rb"#!|#[ \t]*-\*-|#[ \t]*(?:vim?|ex):|#.*coding[:=]")  # shebang and encoding lines stay first
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class CommentSyntax:
     line_comment: str | None  # starts a comment that runs to the end of the line; None: no comments at all
     block_comment: tuple[str, str] | None  # a comment that can sit in the middle of a line
@@ -218,7 +218,7 @@ def file_directive(data: bytes, root: Any | None, codes: Sequence[str], syntax: 
     return position, position, text
 
 
-@dataclass
+@record
 class Placed:
     """Suppression edits for a file's findings: one edit per line (covering the findings given by index), and
     the findings no edit can cover, with why."""

@@ -9,10 +9,10 @@ from __future__ import annotations
 import enum
 import re
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ...model.findings import Edit
+from ...model.records import record
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -23,7 +23,7 @@ class Role(enum.IntFlag):
     BOTH = 3
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Occurrence:
     """A name where the program writes it, and what it does there.
 
@@ -41,7 +41,7 @@ class Occurrence:
     imported: bool = False  # a definition by an import statement
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Affected:
     """The names and string keys a set of edits can change the meaning of."""
 
@@ -49,7 +49,7 @@ class Affected:
     strings: frozenset[str]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Prediction:
     """The fixed text worked out from the text before: its occurrences of the affected names (None: the reader
     judges names only on a parsed result), and the spans of the text before whose rewrite would not parse."""

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
+from ...model.records import field, record
 from .clex import literal_and_comment_spans
 
 _DIRECTIVE = re.compile(rb"cudaport:[ \t]*(ignore-file|ignore)\b(?:[ \t]*\[([^\]\n]*)\])?")
 ALL: tuple[str, ...] = ("CP",)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Suppressions:
     file_codes: tuple[str, ...] = ()
     lines: dict[int, tuple[str, ...]] = field(default_factory=dict)  # 0-based line -> code prefixes

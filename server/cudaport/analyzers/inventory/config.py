@@ -6,12 +6,12 @@ plain setting (DeepSpeed, accelerate, Lightning, Hydra, Kubernetes resources).""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from tree_sitter import Node
 
 from ...i18n import t
+from ...model.records import record
 from ..common.base import BadInput, FileContext
 from . import grammars
 from .core import InventoryAnalyzer, Token
@@ -29,7 +29,7 @@ _PACKAGE_TABLES = frozenset({"packages", "dev-packages"})  # Pipfile
 _ENV_KEYS = frozenset({"env", "environment", "environment_variables", "envs", "variables"})
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Scalar:
     path: tuple[str, ...]  # the keys (and SEQUENCE for list items) down to this value
     text: str
@@ -37,7 +37,7 @@ class Scalar:
     end: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Key:
     path: tuple[str, ...]  # the keys above it
     text: str

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from ...i18n import t
@@ -17,10 +16,11 @@ from ...knowledge.filekinds import file_kind
 from ...knowledge.python import PythonKnowledge, load_python_knowledge
 from ...knowledge.ruleset import RuleDataError, RuleSet, Symbol, TargetMapping
 from ...model.findings import Applicability, Difficulty, Edit, Finding, FindingData, Fix
+from ...model.records import field, record
 from ..common.base import FileContext
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Token:
     """One word of a file at a byte span, with what it is there (`role`) and where (`context`: the CMake command
     it is an argument of, a configuration key's dotted path, the package a version belongs to)."""
@@ -34,7 +34,7 @@ class Token:
     facts: Mapping[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TargetWord:
     """A target's counterpart of a matched word: a template (`\\1` the regex groups, `{rocm}` a version table's
     value), its difficulty and a note."""
@@ -45,7 +45,7 @@ class TargetWord:
     by_group: Mapping[str, str] = field(default_factory=dict)  # `<target>-map`: the first group -> replacement
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Match:
     """A `[[match]]` entry: which tokens are a CUDA dependency and what each target uses instead."""
 
@@ -60,7 +60,7 @@ class Match:
     file: str  # "" or "once": at most one finding per file for this entry (the first token)
 
 
-@dataclass
+@record
 class InventoryKnowledge:
     matches: list[Match]
     by_role: dict[str, list[Match]]

@@ -3,14 +3,13 @@ a call, a decorator, a class's bases."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from tree_sitter import Node
 
+from ...model.records import record
 from ..common.syntax import text
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Link:
     """One component of a dotted chain as written: its name, its identifier, and the node of the chain so far."""
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from tree_sitter import Node
@@ -28,6 +27,7 @@ from tree_sitter import Node
 from ...i18n import t
 from ...knowledge.python import TargetFacts
 from ...model.findings import CompatEntry, Edit, Finding, Fix
+from ...model.records import record
 from ..common.base import DualStackPlan
 from . import strings
 from .imports import Imports
@@ -36,7 +36,7 @@ _DEVICE = re.compile(r"^cuda(?::(\d+))?$")
 _TORCH_CUDA = "torch.cuda."
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DualTable:
     """rules/python.toml `[dual-stack]`: torch.cuda functions and their torch.accelerator forms."""
 

@@ -4,16 +4,15 @@ rewritten."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from tree_sitter import Node
 
 from ...model.findings import Edit, Finding
+from ...model.records import field, record
 from ..common.base import FileContext
 from .imports import Imports
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class AliasRewrite:
     """How an import that binds a module alias is rewritten, and what the alias then stands for."""
 
@@ -21,7 +20,7 @@ class AliasRewrite:
     qualified: tuple[str, ...]
 
 
-@dataclass
+@record
 class FileState:
     """Per-buffer state: the imports, the target's facts, what was reported already."""
 

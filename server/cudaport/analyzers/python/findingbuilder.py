@@ -3,7 +3,6 @@ the fix's edits with the target package's import insertion, and when a finding i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
 
 from tree_sitter import Node
@@ -12,6 +11,7 @@ from ...i18n import t
 from ...knowledge.python import UNSUPPORTED_RULE, PythonKnowledge
 from ...knowledge.ruleset import RuleSet, Symbol
 from ...model.findings import Applicability, Difficulty, Edit, Finding, FindingData, Fix
+from ...model.records import record
 from .filestate import FileState
 
 
@@ -25,7 +25,7 @@ class Span(Protocol):
     def end_byte(self) -> int: ...
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class WrittenSpan:
     """A place an import statement spells a name (not a node of its own)."""
 

@@ -5,7 +5,6 @@ to tensors). A call on tensors provably on the CPU is a hint; a receiver not kno
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
 from tree_sitter import Node
@@ -14,6 +13,7 @@ from ...i18n import t
 from ...knowledge.operators import Gap, OperatorCoverage, TensorFacts
 from ...knowledge.ruleset import RuleSet, require_rules
 from ...model.findings import Difficulty, Finding, FindingData
+from ...model.records import record
 from ..common.syntax import text
 from . import strings
 from .chains import chain_of, is_called
@@ -33,7 +33,7 @@ class Place(Enum):
     DEVICE = "device"  # on a device, or nobody can tell: to be safe, as if on one
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Call:
     api: str
     node: Node  # what the finding spans: the chain (or the method's name) that is called

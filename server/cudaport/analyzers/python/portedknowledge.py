@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from ...model.records import record
 
 _WORD = re.compile(rb"[A-Za-z0-9]+")
 _CAMEL = re.compile(rb"(?<=[a-z0-9])(?=[A-Z])")
 _CAPITALS = re.compile(rb"[A-Z]{2,}(?=[A-Z][a-z]|[^A-Za-z]|$)")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class PortedKnowledge:
     words: Mapping[str, frozenset[bytes]]  # target -> lower-case words naming it
     labels: Mapping[str, str]  # target -> how a message names its device ("npu")

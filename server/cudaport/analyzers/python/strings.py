@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
+from ...model.records import record
 from ..common.syntax import text
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ _ENV_FUNCTIONS |= frozenset({"os.environ.pop", "os.environ.__getitem__", "os.env
 _ENV_METHODS = frozenset({"setenv", "delenv"})  # pytest's monkeypatch
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Literal:
     content: str  # between the quotes, interpolations included as written
     content_start: int

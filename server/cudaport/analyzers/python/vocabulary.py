@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ...knowledge.python import PythonKnowledge
+from ...model.records import record
 from .imports import IDENTIFIER_BYTES, Imports, StatementFacts, spelled
 from .strings import is_backend_spec
 
@@ -17,7 +17,7 @@ _MARKER = re.compile(rb"cuda|nccl|nvtx|cudnn")  # in lower-cased text: words spe
 _NOTES_LIMIT = 8192
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StatementNotes:
     mentions_known: bool  # imports something the rule data knows
     alias_words: frozenset[bytes]  # local names it binds that lead to known APIs
