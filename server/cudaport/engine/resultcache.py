@@ -26,7 +26,6 @@ a time, are never cached. The language server's workspace scan reads and writes 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import pickle
 import sys
@@ -50,6 +49,11 @@ from ..resources.cache import write_whole
 from . import dualplan
 from .engine import Engine, FileResult
 from .wire import pack_finding, unpack_finding
+
+try:  # CPython's own BLAKE2: hashlib would load OpenSSL first, a tenth of a one-file check's start-up
+    from _blake2 import blake2b
+except ImportError:  # another Python
+    from hashlib import blake2b
 
 FORMAT = 1  # bump when the layout of a record changes
 MAGIC = b"cudaport results %d\n" % FORMAT
@@ -156,7 +160,7 @@ def settings_stamp(settings: Settings) -> str:
 
 
 def _digest(*parts: bytes | str) -> bytes:
-    h = hashlib.blake2b(digest_size=20)
+    h = blake2b(digest_size=20)
     for part in parts:
         h.update(part.encode("utf-8", "surrogateescape") if isinstance(part, str) else part)
         h.update(b"\0")

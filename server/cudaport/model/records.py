@@ -5,10 +5,11 @@ method with an `exec` of its own (five or six per frozen class, half a milliseco
 fifths of it in the compiler) and imports `inspect` to do it; that was a quarter of the command's start-up. Here a
 class's methods are one piece of source, compiled once and kept, as Python keeps a module's bytecode: the code
 objects are marshalled to `records-<python>.marshal` in the cache folder (resources.cache), keyed by their source,
-and a later process execs them without compiling. Nothing beyond the modules every run loads is imported.
+and a later process unmarshals and execs the ones it needs without compiling. Nothing beyond the modules every run
+loads is imported.
 
 What is supported is what cudaport's classes use: fields from annotations (a base record's first), defaults,
-`field(default_factory=..., repr=False, init=False)`, `__post_init__`, `frozen`, `slots`, `eq`, and the functions
+`field(default_factory=..., repr=False, compare=False, init=False)`, `__post_init__`, `frozen`, `slots`, `eq`, and the functions
 `fields`, `replace` and `astuple` (shallow: a record's values as they are). The generated methods behave as
 dataclasses' do: `__init__`, `__repr__`, `__eq__` (same class, fields compared in order), `__hash__` (frozen and
 compared classes hash their fields; compared mutable ones are unhashable), `__match_args__`, and, for frozen
@@ -199,7 +200,7 @@ def _methods(
 # ---- the compiled methods, kept between processes ---------------------------------------------------------------
 _HEADER = f"cudaport records {sys.version}\n".encode()
 _LIMIT = 4096  # entries kept: every class of a few versions of cudaport
-_codes: dict[str, CodeType] | None = None
+_codes: dict[str, bytes | CodeType] | None = None  # key -> its code, marshalled until first used
 _unsaved = False
 
 
@@ -208,7 +209,7 @@ def _file() -> Any:
     return None if folder is None else folder / f"records-{sys.implementation.cache_tag}.marshal"
 
 
-def _load() -> dict[str, CodeType]:
+def _load() -> dict[str, bytes | CodeType]:
     path = _file()
     if path is None:
         return {}
@@ -227,14 +228,20 @@ def _compiled(source: str, filename: str) -> CodeType:
     if _codes is None:
         _codes = _load()
     key = f"{filename}\n{source}"
-    code = _codes.get(key)
-    if code is None or not isinstance(code, CodeType):
-        code = _codes[key] = compile(source, filename, "exec")
-        if not _unsaved:
-            _unsaved = True
-            import atexit
+    kept = _codes.get(key)
+    if isinstance(kept, bytes):  # each entry is unmarshalled on its own: a run builds a third of the classes
+        try:
+            kept = _codes[key] = marshal.loads(kept)
+        except Exception:
+            kept = None
+    if isinstance(kept, CodeType):
+        return kept
+    code = _codes[key] = compile(source, filename, "exec")
+    if not _unsaved:
+        _unsaved = True
+        import atexit
 
-            atexit.register(save)
+        atexit.register(save)
     return code
 
 
@@ -247,7 +254,11 @@ def save() -> None:
         return
     _unsaved = False
     kept = _codes if len(_codes) <= _LIMIT else {}
-    cache.write(path, _HEADER + marshal.dumps(kept))
+    try:
+        payload = marshal.dumps({k: v if isinstance(v, bytes) else marshal.dumps(v) for k, v in kept.items()})
+    except ValueError:  # a value marshal cannot write: nothing is kept rather than a part
+        return
+    cache.write(path, _HEADER + payload)
 
 
 def _build(cls: type, frozen: bool, slots: bool, eq: bool) -> type:
