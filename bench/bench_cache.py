@@ -10,6 +10,10 @@ must not change the corpus). The compiled rule data is kept in a cache folder of
 timing, so every contender starts alike. Warm and one-file-changed rounds keep their best time; the cold ones run
 once each (each fills or skips the cache). The output of every run is compared with the --no-cache run's: a cache
 that changed a byte would be a bug, and the benchmark stops on one.
+
+Then the language server's `workspace/diagnostic` scan of the same tree: with an empty results cache, and with the
+cache the command line's runs left (the server reads the same records). Both scans must report the same number of
+diagnostics.
 """
 
 from __future__ import annotations
@@ -103,6 +107,36 @@ def bench_tree(source: Path, args: argparse.Namespace, env: dict[str, str], scra
     ratio = min(warm) / uncached
     verdict = "met" if ratio <= TARGET else "NOT met"
     print(f"  warm / cold: {ratio:.1%} (target <= {TARGET:.0%}: {verdict}); cache folder {size / 1e6:.1f} MB")
+    cold_scan, cold_count, cold_said = workspace_scan(tree, scratch / f"{source.name}-server-cache", env)
+    warm_scan, warm_count, warm_said = workspace_scan(tree, cache, env)
+    assert cold_count == warm_count, f"the server's scans disagree: {cold_count} and {warm_count} diagnostics"
+    print(f"  language server, workspace/diagnostic ({warm_count} diagnostics):")
+    print(f"    {'empty results cache':<58} {cold_scan:7.2f} s  {cold_said}")
+    print(f"    {'the command line cache':<58} {warm_scan:7.2f} s  {warm_scan / cold_scan:6.1%}  {warm_said}")
+
+
+def workspace_scan(tree: Path, cache: Path, env: dict[str, str]) -> tuple[float, int, str]:
+    """One server's workspace/diagnostic over `tree` with its results cache in `cache`: the seconds it took, the
+    diagnostics it reported, and what the server logged about the cache."""
+    from bench_lsp import Server
+
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env, CUDAPORT_RESULTS_CACHE_DIR=str(cache))
+    try:
+        server = Server(tree, {"logLevel": "info"})
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    try:
+        start = time.perf_counter()
+        answer = server.request("workspace/diagnostic", {"previousResultIds": []})
+        elapsed = time.perf_counter() - start
+        items = answer["result"]["items"]
+        said = [m for m in server.logs if "cache:" in m]
+    finally:
+        server.close()
+    return elapsed, sum(len(item.get("items", [])) for item in items), said[-1].split(": ", 2)[-1] if said else ""
 
 
 def main() -> None:

@@ -30,6 +30,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -98,6 +99,7 @@ class Server:
         self.server_cpu_ms: dict[tuple[str, int], float] = {}
         self.settled: dict[tuple[str, int], tuple[float, bool]] = {}  # (ms, whether diagnostics were sent again)
         self.moved: set[tuple[str, int]] = set()  # versions answered from the findings moved through their edits
+        self.logs: deque[str] = deque(maxlen=200)  # the last log messages (bench_cache reads the cache's)
         threading.Thread(target=self._read, daemon=True).start()
         self._id = 0
         self.request(
@@ -126,6 +128,7 @@ class Server:
                 line = stream.readline()
             message = json.loads(stream.read(length))
             if message.get("method") == "window/logMessage":
+                self.logs.append(message["params"]["message"])
                 found = SERVER_TIMING.search(message["params"]["message"])
                 if found:
                     key = (found.group(2), int(found.group(3)))
