@@ -53,7 +53,8 @@ class WorkspaceDiagnostics:
         self.store = store
         self.client = client
         self._changed = asyncio.Event()
-        self._caches: dict[int, tuple[object, ResultCache | None]] = {}  # id(Resolved.token) -> its results cache
+        # id(Resolved.engine) -> its results cache: the folders under one configuration share an engine, and a cache
+        self._caches: dict[int, tuple[object, ResultCache | None]] = {}
 
     def workspace_changed(self) -> None:
         """Something that can change the workspace's diagnostics happened: wake held requests."""
@@ -206,8 +207,8 @@ class WorkspaceDiagnostics:
     def _cache_for(self, resolved: Resolved) -> ResultCache | None:
         """The results cache `cudaport check` uses for this configuration (the same folder, key and records: a
         workspace the command line has checked is not analysed again), opened once per configuration."""
-        kept = self._caches.get(id(resolved.token))
-        if kept is None or kept[0] is not resolved.token:
+        kept = self._caches.get(id(resolved.engine))
+        if kept is None or kept[0] is not resolved.engine:
             from ..engine.resultcache import open_cache
 
             cache = open_cache(
@@ -215,15 +216,18 @@ class WorkspaceDiagnostics:
                 self.store.configuration.folders,
                 warn=lambda problem: log.info(logs.said(N_("workspace diagnostics: {detail}"), detail=problem)),
             )
-            kept = self._caches[id(resolved.token)] = (resolved.token, cache)
+            kept = self._caches[id(resolved.engine)] = (resolved.engine, cache)
         return kept[1]
 
     def _say_caches(self) -> None:
-        """What each results cache did in the scan just made (as `check --verbose` says it), counted afresh."""
-        for _token, cache in self._caches.values():
-            if cache is not None and cache.hits + cache.misses:
-                log.info(logs.said(N_("workspace diagnostics: {detail}"), detail=cache.summary()))
-                cache.hits = cache.misses = 0
+        """What the results caches did in the scan just made (as `check --verbose` says it), counted afresh."""
+        caches = [cache for _engine, cache in self._caches.values() if cache is not None]
+        hits, misses = sum(c.hits for c in caches), sum(c.misses for c in caches)
+        if hits + misses:
+            said = t("cache: {hits} hits, {misses} misses", hits=hits, misses=misses)
+            log.info(logs.said(N_("workspace diagnostics: {detail}"), detail=said))
+        for cache in caches:
+            cache.hits = cache.misses = 0
 
     # ---- progress -----------------------------------------------------------------------------------------
     async def _begin_progress(self, token: types.ProgressToken | None, total: int) -> types.ProgressToken | None:

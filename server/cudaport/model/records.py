@@ -9,12 +9,12 @@ and a later process unmarshals and execs the ones it needs without compiling. No
 loads is imported.
 
 What is supported is what cudaport's classes use: fields from annotations (a base record's first), defaults,
-`field(default_factory=..., repr=False, compare=False, init=False)`, `__post_init__`, `frozen`, `slots`, `eq`, and the functions
-`fields`, `replace` and `astuple` (shallow: a record's values as they are). The generated methods behave as
-dataclasses' do: `__init__`, `__repr__`, `__eq__` (same class, fields compared in order), `__hash__` (frozen and
-compared classes hash their fields; compared mutable ones are unhashable), `__match_args__`, and, for frozen
-classes, assignment refused with FrozenInstanceError. A frozen class with slots pickles its fields as a tuple.
-Methods the class body defines itself are kept. mypy reads `record` as a dataclass decorator (PEP 681).
+`field(default_factory=..., repr=False, compare=False, init=False)`, `__post_init__`, `frozen`, `slots`, `eq`, and
+the functions `fields`, `replace` and `astuple` (shallow: a record's values as they are). The generated methods
+behave as dataclasses' do: `__init__`, `__repr__`, `__eq__` (same class, fields compared in order), `__hash__`
+(frozen and compared classes hash their fields; compared mutable ones are unhashable), `__match_args__`, and, for
+frozen classes, assignment refused with FrozenInstanceError. A frozen class with slots pickles its fields as a
+tuple. Methods the class body defines itself are kept. mypy reads `record` as a dataclass decorator (PEP 681).
 """
 
 from __future__ import annotations
