@@ -378,12 +378,14 @@ class ResultCache:
         return self._engine
 
     # -- reading -------------------------------------------------------------------------------------------------
-    def lookup(self, source_path: SourcePath, targets: Sequence[str]) -> Lookup:
-        """The file read, and its record's payload if that still holds for every one of `targets`."""
+    def lookup(self, source_path: SourcePath, targets: Sequence[str], source: SourceFile | None = None) -> Lookup:
+        """The file read (unless the caller has read it: `source`), and its record's payload if that still holds
+        for every one of `targets`."""
         payload = None
         if self.cacheable(source_path):
             try:
-                source = read_source(source_path.path, self.settings.max_file_size)
+                if source is None:
+                    source = read_source(source_path.path, self.settings.max_file_size)
             except SkipFile:
                 pass  # the run says why, as without the cache
             else:

@@ -121,20 +121,21 @@ def _scan_one(job: tuple[SourcePath, tuple[str, ...], bool, bool, ResultCache | 
 def check_path_cached(cache: ResultCache, engine: Engine, source_path: SourcePath) -> FileResult:
     """Engine.check_path through the results cache, for a caller that takes one file at a time (the language
     server's workspace diagnostics): the record's findings when it still holds, else the file analysed with
-    `engine` and its record written."""
+    `engine` and its record written. The file is read once, for both."""
+    try:
+        source = read_source(source_path.path, cache.settings.max_file_size) if cache.cacheable(source_path) else None
+    except SkipFile:
+        source = None
+    if source is None:  # a binary kind, or a file that cannot be checked (the engine says why): a miss, as in check
+        cache.misses += 1
+        return engine.check_path(source_path)
     target = engine.settings.target
-    found = cache.lookup(source_path, [target])
+    found = cache.lookup(source_path, [target], source)
     if found.hit is not None:
-        try:
-            source = read_source(source_path.path, cache.settings.max_file_size)
-        except SkipFile:
-            source = None  # gone or grown since the lookup: analyse it as it is now
-        if source is not None:
-            result = FileResult(source_path.label, source_path.path, source_path.language, source=source)
-            result.findings = cache.decode(source_path, found, [target]).findings[target]
-            return result
-        cache.declined()
-    results, pending = cache.analyse(engine, source_path, [target])
+        result = FileResult(source_path.label, source_path.path, source_path.language, source=source)
+        result.findings = cache.decode(source_path, found, [target]).findings[target]
+        return result
+    results, pending = cache.analyse(engine, source_path, [target], source)
     if pending is not None:
         cache.store(engine, source_path, pending, file_findings(source_path, results))
     return results[target]
