@@ -120,14 +120,7 @@ def workspace_scan(tree: Path, cache: Path, env: dict[str, str]) -> tuple[float,
     diagnostics it reported, and what the server logged about the cache."""
     from bench_lsp import Server
 
-    saved = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(env, CUDAPORT_RESULTS_CACHE_DIR=str(cache))
-    try:
-        server = Server(tree, {"logLevel": "info"})
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    server = Server(tree, {"logLevel": "info"}, environment={**env, "CUDAPORT_RESULTS_CACHE_DIR": str(cache)})
     try:
         start = time.perf_counter()
         answer = server.request("workspace/diagnostic", {"previousResultIds": []})

@@ -80,10 +80,12 @@ class Server:
         options: dict[str, Any],
         capabilities: dict[str, Any] | None = None,
         code: Path | None = None,
+        environment: dict[str, str] | None = None,
     ) -> None:
-        """`code`: a checkout whose server/ is run instead of this one's (the code before a change, say)."""
+        """`code`: a checkout whose server/ is run instead of this one's (the code before a change, say);
+        `environment`: the server's (default: this process's)."""
         self.started = time.perf_counter()
-        env = dict(os.environ)
+        env = dict(os.environ if environment is None else environment)
         if code is not None:
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code / "server"), env.get("PYTHONPATH", "")]))
         self.process = subprocess.Popen(
