@@ -101,7 +101,6 @@ def _fresh(code: str, cache: Path, *args: str) -> subprocess.CompletedProcess[st
 
 
 _COUNT = """
-import builtins, sys
 import cudaport.model.records as records
 compiled = []
 records.compile = lambda *a, **k: compiled.append(a[1]) or compile(*a, **k)
