@@ -128,8 +128,22 @@ export async function step(name, body) {
     mkdirSync(artifacts, { recursive: true });
     const shot = join(artifacts, `${name.replace(/[^a-z0-9]+/gi, "-")}.png`);
     if (page) await page.screenshot({ path: shot, fullPage: true }).catch(() => {});
-    console.error(`FAIL ${name}: ${error?.stack || error}\n  screenshot: ${shot}`);
+    console.error(`FAIL ${name}: ${error?.stack || error}\n  screenshot: ${shot}\n${await whatShows()}`);
     throw error;
+  }
+}
+
+// What the window showed when a step failed, in words (CI keeps the log, not always the screenshot): the tabs and
+// the start of each visible editor's text.
+async function whatShows() {
+  if (!page) return "";
+  try {
+    const tabs = await page.locator(".tab").allTextContents();
+    const editors = await page.locator(".monaco-editor .view-lines").allTextContents();
+    const shown = editors.map((text, i) => `  editor ${i + 1}: ${JSON.stringify(text.slice(0, 200))}`);
+    return [`  tabs: ${JSON.stringify(tabs.map((tab) => tab.trim()))}`, ...shown].join("\n");
+  } catch (error) {
+    return `  (the window could not be read: ${error})`;
   }
 }
 

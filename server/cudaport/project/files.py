@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
+import functools
 import os
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -38,17 +41,24 @@ class Skipped:
     error: bool = False  # a path the user named that does not exist: a usage error, not a quiet skip
 
 
-def _relative(path: Path, base: Path) -> str:
+def _relative(path: Path | str, base: Path) -> str:
     """`path` relative to `base`, as text: lexically when it lies under `base` (no system calls: this runs for every
     file of a tree), else through the real path (symbolic links), else as written."""
+    text = os.path.abspath(path)
+    top = str(base)
+    if os.path.isabs(top):
+        if text == top:
+            return "."
+        prefix = top if top.endswith(os.sep) else top + os.sep
+        if text.startswith(prefix):
+            return text[len(prefix) :].replace(os.sep, "/")
+    else:
+        with contextlib.suppress(ValueError):
+            return Path(text).relative_to(base).as_posix()
     try:
-        return Path(os.path.abspath(path)).relative_to(base).as_posix()
-    except ValueError:
-        pass
-    try:
-        return path.resolve().relative_to(base).as_posix()
+        return Path(path).resolve().relative_to(base).as_posix()
     except (ValueError, OSError):
-        return path.as_posix()
+        return Path(path).as_posix()
 
 
 def is_excluded(path: Path, settings: Settings, root: Path | None = None) -> bool:
@@ -62,25 +72,75 @@ def why_excluded(path: Path, settings: Settings, root: Path | None = None) -> st
     return Selection(settings, root).path_excluded(path)
 
 
-def excluded_by(path: Path, settings: Settings, root: Path | None = None) -> str | None:
-    """The exclude pattern `path` matches, if any. A default exclude never hides a Python package (`pkg/dist/`
-    with an `__init__.py` is source, not a build output)."""
+def excluded_by(path: Path, settings: Settings, root: Path | None = None, absolute: str | None = None) -> str | None:
+    """The exclude pattern `path` matches, if any (`absolute`: its absolute path, when known). A default exclude
+    never hides a Python package (`pkg/dist/` with an `__init__.py` is source, not a build output)."""
     patterns = settings.all_excludes
     if not patterns:
         return None
-    name = path.name
-    base = root or settings.root
-    relative = _relative(path, base)
-    for pattern in patterns:
-        pattern = pattern.rstrip("/")
-        matched = fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(relative, pattern)
-        if not matched and "/" in pattern:
-            matched = relative.startswith(pattern + "/") or fnmatch.fnmatchcase(relative, pattern + "/*")
-        if matched:
-            if _is_default(pattern, settings) and (path / "__init__.py").is_file():
-                continue
-            return pattern
+    relative = _relative(absolute or path, root or settings.root)
+    for pattern in _matching(_exclude_patterns(patterns), os.path.basename(path), relative):
+        if _is_default(pattern, settings) and (Path(path) / "__init__.py").is_file():
+            continue
+        return pattern
     return None
+
+
+@record(frozen=True, slots=True)
+class _Pattern:
+    text: str  # as configured, without a trailing slash
+    regex: re.Pattern[str]  # fnmatch's, matched against the name and the relative path
+    under: re.Pattern[str] | None  # for a pattern with a slash: what lies under what it names
+
+
+@record(frozen=True, slots=True)
+class _Patterns:
+    each: tuple[_Pattern, ...]
+    # every pattern in one expression each for the name and the relative path: most paths match none, and one
+    # search tells so (a tree's files times the default excludes)
+    any_name: re.Pattern[str]
+    any_relative: re.Pattern[str]
+
+
+@functools.lru_cache(maxsize=16)
+def _exclude_patterns(patterns: tuple[str, ...]) -> _Patterns:
+    compiled = []
+    names, relatives = [], []
+    for pattern in patterns:
+        text = pattern.rstrip("/")
+        translated = fnmatch.translate(text)
+        names.append(translated)
+        relatives.append(translated)
+        under = None
+        if "/" in text:
+            under = re.compile(fnmatch.translate(text + "/*"))
+            relatives += [re.escape(text + "/"), under.pattern]
+        compiled.append(_Pattern(text, re.compile(translated), under))
+    return _Patterns(tuple(compiled), _any_of(names), _any_of(relatives))
+
+
+def _any_of(expressions: list[str]) -> re.Pattern[str]:
+    if not expressions:
+        return re.compile(r"(?!)")
+    try:
+        return re.compile("|".join(expressions))
+    except re.error:  # fnmatch's group names clashed (another Python's): each pattern is tried in turn
+        return re.compile("")
+
+
+def _matching(patterns: _Patterns, name: str, relative: str) -> Iterator[str]:
+    """The patterns that match a path by its name or its relative path, in their order (fnmatchcase's matching)."""
+    if patterns.any_name.match(name) is None and patterns.any_relative.match(relative) is None:
+        return
+    for pattern in patterns.each:
+        named = pattern.regex.match(name) or pattern.regex.match(relative)
+        if named or (pattern.under is not None and _lies_under(pattern, relative)):
+            yield pattern.text
+
+
+def _lies_under(pattern: _Pattern, relative: str) -> bool:
+    assert pattern.under is not None
+    return relative.startswith(pattern.text + "/") or pattern.under.match(relative) is not None
 
 
 def _is_default(pattern: str, settings: Settings) -> bool:
@@ -118,16 +178,18 @@ class Selection:
                     return t("{what} (it has {marker})", what=t(what), marker=marker)
         return self._ignored(folder, True)
 
-    def file_excluded(self, path: Path) -> str | None:
-        """Why a file met in a walk is left out, or None."""
-        if is_excluded_name(path, self.settings):
+    def file_excluded(self, path: Path, folder: str | None = None) -> str | None:
+        """Why a file met in a walk is left out, or None; `folder`: the absolute path of the folder it is in, when
+        the walk knows it (it spares a look at the working folder per file)."""
+        absolute = os.path.join(folder, path.name) if folder is not None else os.path.abspath(path)
+        if excluded_by(path, self.settings, absolute=absolute) is not None:
             return t("excluded by a pattern")
-        return self._ignored(path, False)
+        return self._ignored(Path(absolute), False)
 
     def _ignored(self, path: Path, is_dir: bool) -> str | None:
         if self.ignores is None:
             return None
-        found = self.ignores.ignored(Path(os.path.abspath(path)), is_dir)
+        found = self.ignores.ignored(path if path.is_absolute() else Path(os.path.abspath(path)), is_dir)
         if found is None:
             return None
         source, line = found
@@ -190,7 +252,7 @@ def discover(paths: Iterable[str], settings: Settings) -> Iterator[SourcePath | 
     """Source files under `paths`, sorted per directory. Files named explicitly are taken (unless `force-exclude`
     is on and the project leaves them out: then silently, as ruff does), and so is a directory named explicitly
     (what lies in it is selected as in any walk)."""
-    seen: set[Path] = set()
+    seen: set[str] = set()  # the real paths of the files taken
     selection = Selection(settings)
     for given in paths:
         path = Path(given)
@@ -206,39 +268,78 @@ def discover(paths: Iterable[str], settings: Settings) -> Iterator[SourcePath | 
             if language is None:
                 yield Skipped(given, t("not a kind of file cudaport reads (rules/files.toml lists them)"))
                 continue
-            key = path.resolve()
+            key = os.path.realpath(path)
             if key not in seen:
                 seen.add(key)
                 yield SourcePath(given, path, language)
             continue
-        for dirpath, dirnames, filenames in os.walk(path):
-            folder = Path(dirpath)
+        # A file's key among those seen is its real path: the walk's real top and the path below it (the walk
+        # never enters a linked folder), through the link for a file that is one.
+        real_top = os.path.realpath(path)
+        for folder_text, relative, folders, files in _walk(str(path)):
+            folder = Path(folder_text)
             kept = []
-            for d in sorted(dirnames):
-                if (folder / d).is_symlink():
+            for name, link in folders:
+                if link:
                     continue
-                reason = selection.folder_excluded(folder / d)
+                reason = selection.folder_excluded(folder / name)
                 if reason is None:
-                    kept.append(d)
-                elif d not in _NO_SOURCES and holds_sources(folder / d):
-                    yield Excluded(
-                        _label(given, path, folder / d) + "/", t("{reason}; it holds sources", reason=reason)
-                    )
-            dirnames[:] = kept
-            for filename in sorted(filenames):
-                file_path = folder / filename
-                language = language_for(file_path) or file_kinds().sniff(file_path)
-                if language is None or selection.file_excluded(file_path) is not None:
+                    kept.append((name, link))
+                elif name not in _NO_SOURCES and holds_sources(folder / name):
+                    label = _label(given, os.path.join(relative, name)).replace(os.sep, "/")
+                    yield Excluded(label + "/", t("{reason}; it holds sources", reason=reason))
+            folders[:] = kept
+            real_folder = os.path.join(real_top, relative) if relative else real_top
+            absolute_folder = os.path.abspath(folder_text)
+            for name, link in files:
+                file_path = folder / name
+                language = language_for(name) or file_kinds().sniff(file_path)
+                if language is None or selection.file_excluded(file_path, absolute_folder) is not None:
                     continue
-                key = file_path.resolve()
+                key = os.path.realpath(file_path) if link else os.path.join(real_folder, name)
                 if key in seen:
                     continue
                 seen.add(key)
-                yield SourcePath(_label(given, path, file_path), file_path, language)
+                yield SourcePath(_label(given, os.path.join(relative, name)), file_path, language)
 
 
-def _label(given: str, walked: Path, found: Path) -> str:
-    """How a run names a path found under `walked` (given on the command line as `given`)."""
-    relative = os.path.relpath(found, walked)
-    label = relative if given in (".", "./") else os.path.join(given, relative)
-    return label.replace(os.sep, "/") if found.is_dir() else label
+def _walk(top: str) -> Iterator[tuple[str, str, list[tuple[str, bool]], list[tuple[str, bool]]]]:
+    """os.walk's walk, top-down with each folder's entries sorted by name: (the folder, its path below `top` ("" for
+    `top`), its folders and its files, each as (name, whether it is a symbolic link)). Pruning the folders' list
+    prunes the walk; a linked folder is listed, never entered. The entries' types come from the listing itself
+    (os.scandir), not from a system call each."""
+    try:
+        with os.scandir(top) as listing:
+            entries = sorted(listing, key=lambda entry: entry.name)
+    except OSError:
+        return
+    yield from _walk_entries(top, "", entries)
+
+
+def _walk_entries(
+    folder: str, relative: str, entries: list[os.DirEntry[str]]
+) -> Iterator[tuple[str, str, list[tuple[str, bool]], list[tuple[str, bool]]]]:
+    folders: list[tuple[str, bool]] = []
+    files: list[tuple[str, bool]] = []
+    for entry in entries:
+        try:
+            is_folder = entry.is_dir()
+        except OSError:
+            is_folder = False
+        (folders if is_folder else files).append((entry.name, entry.is_symlink()))
+    yield folder, relative, folders, files
+    for name, link in folders:
+        if link:
+            continue
+        below = os.path.join(folder, name)
+        try:
+            with os.scandir(below) as listing:
+                inner = sorted(listing, key=lambda entry: entry.name)
+        except OSError:
+            continue
+        yield from _walk_entries(below, os.path.join(relative, name) if relative else name, inner)
+
+
+def _label(given: str, relative: str) -> str:
+    """How a run names a path found `relative` below the folder given on the command line as `given`."""
+    return relative if given in (".", "./") else os.path.join(given, relative)

@@ -33,6 +33,12 @@ class RuleFile:
     name: str  # how messages name it: ".gitignore", "build/.gitignore", ".git/info/exclude"
     rules: tuple[Rule, ...]
 
+    @property
+    def prefix(self) -> str:
+        """What the paths under `base` start with, as text."""
+        text = str(self.base)
+        return text if text.endswith(os.sep) else text + os.sep
+
 
 def parse(text: str) -> tuple[Rule, ...]:
     rules: list[Rule] = []
@@ -162,11 +168,10 @@ class IgnoreRules:
         """The git checkout `folder` is in (a folder holding `.git`), if any."""
         if folder in self._checkouts:
             return self._checkouts[folder]
-        found = None
-        for candidate in (folder, *folder.parents):
-            if (candidate / ".git").exists():
-                found = candidate
-                break
+        # a walk asks for each folder below one it asked about: the answer above is known
+        found: Path | None = folder
+        if not (folder / ".git").exists():
+            found = None if folder.parent == folder else self.checkout(folder.parent)
         self._checkouts[folder] = found
         return found
 
@@ -218,11 +223,14 @@ class IgnoreRules:
     def ignored(self, path: Path, is_dir: bool) -> tuple[str, str] | None:
         """(the ignore file, its line) that leaves `path` out, or None. `path` must be absolute."""
         decided: tuple[str, str] | None = None
+        text = str(path)
         for rule_file in self.files_for(path.parent):
-            try:
-                relative = path.relative_to(rule_file.base).as_posix()
-            except ValueError:
+            base = rule_file.prefix
+            if not text.startswith(base):
                 continue
+            relative = text[len(base) :].replace(os.sep, "/")
+            if not relative:
+                continue  # the rule file's own folder (Path.relative_to gives "." there, which no pattern matches)
             for rule in reversed(rule_file.rules):
                 if rule.directory_only and not is_dir:
                     continue
