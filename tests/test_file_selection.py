@@ -131,3 +131,21 @@ def test_a_tree_unpacked_in_an_ignored_folder_of_another_checkout_is_read_whole(
     _write(inner, "src/a.cu")
     _write(inner, "src/b.cu")
     assert _scanned(cli, inner) == ["src/a.cu", "src/b.cu"]
+
+
+def test_links_a_walk_meets_are_read_once_and_linked_folders_never_entered(cli: Cli, tmp_path: Path) -> None:
+    """A file reached through a link is the file it names (read once, under the name the walk met first); a folder
+    that is a link is not walked (it is elsewhere, or a loop); a dangling link is no file; names sort as written."""
+    root = tmp_path / "proj"
+    _write(root, "src/b.cu")
+    _write(root, "src/A.cu")
+    _write(tmp_path / "outside", "elsewhere.cu")
+    (root / "src" / "z_alias.cu").symlink_to(root / "src" / "b.cu")
+    (root / "src" / "outside_link.cu").symlink_to(tmp_path / "outside" / "elsewhere.cu")
+    (root / "linked").symlink_to(tmp_path / "outside", target_is_directory=True)
+    (root / "loop").symlink_to(root, target_is_directory=True)
+    (root / "src" / "dangling.cu").symlink_to(tmp_path / "missing.cu")
+    listed = cli("check", ".", "--show-files", cwd=root).out.splitlines()
+    paths = [line.split()[0] for line in listed if line.strip()]
+    assert [p for p in paths if p.endswith(".cu")] == ["src/A.cu", "src/b.cu", "src/dangling.cu", "src/outside_link.cu"]
+    assert _scanned(cli, root) == ["src/A.cu", "src/b.cu", "src/outside_link.cu"]
