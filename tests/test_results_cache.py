@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -230,3 +232,41 @@ def test_two_runs_at_once_share_a_cache(tree: Path, tmp_path: Path) -> None:
     assert outputs == [expected, expected]
     warm = run("check", ".", "--format", "json", "--cache-dir", cache, "-v", cwd=tree)
     assert counts(warm)[1] == 0 and warm.stdout.encode() == expected
+
+
+def test_a_settled_file_is_known_by_its_status_and_a_rewrite_that_keeps_size_and_time_is_still_seen(
+    tmp_path: Path,
+) -> None:
+    """A file whose status (size, times, inode) is the one its record holds is not read again; a file rewritten
+    with the same size and its modification time put back (`touch -r`, an archive's times) is still analysed
+    again: the status-change time moved. A file recorded moments after it was written holds no status (it may
+    change again within a clock tick) and is compared by its bytes, then recorded with its status."""
+    project = tmp_path / "project"
+    project.mkdir()
+    kernel = project / "a.cu"
+    kernel.write_text("void f(void **p) { cudaMalloc(p, 4); }\n")
+    (project / "b.cu").write_text("void g(void *p) { cudaFree(p); }\n")
+    cache = tmp_path / "cache"
+    args = ("check", ".", "--format", "json", "--exit-zero", "-v", "--cache-dir", str(cache))
+
+    def rules() -> list[str]:
+        done = run(*args, cwd=project)
+        assert done.returncode == 0, done.stderr
+        return sorted(d["symbol"] for d in json.loads(done.stdout)["diagnostics"])
+
+    def statuses() -> list[object]:
+        records = sorted(p for p in (cache / "results").rglob("*") if p.is_file())
+        return [pickle.loads(p.read_bytes().split(b"\n", 1)[1])[2] for p in records]
+
+    first = rules()
+    assert first and statuses() == [None, None]  # written just now: racy, so compared by their bytes
+    time.sleep(2.2)
+    assert rules() == first
+    assert all(isinstance(s, tuple) for s in statuses())  # the same bytes, now settled: their status recorded
+    before = kernel.stat()
+    kernel.write_text("void f(void **p) { cudaMallok(p, 4); }\n")  # same size
+    os.utime(kernel, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert kernel.stat().st_size == before.st_size and kernel.stat().st_mtime_ns == before.st_mtime_ns
+    done = run(*args, cwd=project)
+    assert counts(done) == (1, 1)
+    assert len(json.loads(done.stdout)["diagnostics"]) < len(first)

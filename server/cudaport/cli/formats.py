@@ -19,6 +19,8 @@ from .excerpts import excerpt
 from .ruledoc import rule_markdown, rule_text
 from .statistics import ApiStatisticsSection
 
+# One encoder for every diagnostic: json.dumps with an option builds a new one per call.
+_UNICODE_JSON = json.JSONEncoder(ensure_ascii=False)
 SPOOL_IN_MEMORY = 4 * 1024 * 1024  # characters a spool keeps in memory before it moves to a temporary file
 
 
@@ -228,11 +230,13 @@ class JsonSection:
         self._items = 0
 
     def add(self, result: FileFindings) -> None:
+        if not result.diagnostics:
+            return
         separator, indent = (", ", "") if self.compact else (",\n", "  ")
-        for diag in result.diagnostics:
-            item = json.dumps(_json_diagnostic(diag), ensure_ascii=False)
-            self._spool.write(f"{separator if self._items else ''}{indent}{item}")
-            self._items += 1
+        encode = _UNICODE_JSON.encode
+        items = [indent + encode(_json_diagnostic(diag)) for diag in result.diagnostics]
+        self._spool.write((separator if self._items else "") + separator.join(items))  # a file's at once
+        self._items += len(items)
 
     def write(self, totals: RunTotals, out: TextIO) -> None:
         head = {"version": 1, "target": totals.target, "files_scanned": totals.files_scanned}
@@ -295,7 +299,7 @@ class SarifSection:
 
     def add(self, result: FileFindings) -> None:
         for diag in result.diagnostics:
-            text = json.dumps(_sarif_result(diag), ensure_ascii=False)
+            text = _UNICODE_JSON.encode(_sarif_result(diag))
             self._spool.write(f"{diag.rule}\t{text[:-1]}\n")  # the JSON never holds a raw newline
 
     def write(self, totals: RunTotals, out: TextIO) -> None:

@@ -10,7 +10,7 @@ script that is in no package.
 
 from __future__ import annotations
 
-import contextlib
+import fnmatch
 import functools
 import os
 import re
@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..analyzers.common.base import DualStackPlan
 from ..knowledge.ruleset import RuleSet, version_key
+from ..model.folders import has_entry, has_file, listing
 from ..project.config import Settings
 
 _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git", "cudaport.toml")
@@ -49,7 +50,7 @@ def helper_import(path: Path, file_name: str) -> str:
     folders down), by its name beside a script."""
     folder = Path(os.path.abspath(path)).parent
     top = _package_top(str(folder))
-    if not (top / "__init__.py").is_file():
+    if not has_file(str(top), "__init__.py"):
         return _module(file_name)
     depth = len(folder.relative_to(top).parts)
     return "." * (depth + 1) + _module(file_name)
@@ -67,29 +68,39 @@ def has_accelerator(folder: Path, ruleset: RuleSet) -> bool:
     return since is not None and floor is not None and floor >= since
 
 
-@functools.lru_cache(maxsize=1024)
 def _torch_floor(folder: str) -> tuple[int, ...] | None:
-    here = Path(folder)
-    for base in [here, *here.parents][:_LEVELS]:
-        named, floor, root = _floor_in(str(base))
-        if named:
-            return floor
-        if root:
-            break  # the project's root: above it lie other projects
-    return None
+    return _floor_from(folder, _LEVELS)
+
+
+@functools.lru_cache(maxsize=4096)
+def _floor_from(folder: str, levels: int) -> tuple[int, ...] | None:
+    """The floor named in `folder`, else in the `levels - 1` folders above it, up to the project's root."""
+    named, floor, root = _floor_in(folder)
+    if named:
+        return floor
+    parent = os.path.dirname(folder)
+    if root or levels <= 1 or parent == folder:
+        return None  # the project's root: above it lie other projects
+    return _floor_from(parent, levels - 1)
 
 
 @functools.lru_cache(maxsize=4096)
 def _floor_in(folder: str) -> tuple[bool, tuple[int, ...] | None, bool]:
     """Whether a requirement file in `folder` names torch with a lower bound, that bound, and whether `folder` is a
     project's root; once per folder (the files of a tree share their folders above)."""
-    base = Path(folder)
-    candidates = [base / name for name in _REQUIREMENT_FILES]
-    with contextlib.suppress(OSError):
-        candidates += sorted(base.glob("requirements*.txt")) + sorted(base.glob("requirements/*.txt"))
-    for candidate in candidates:
+    names = listing(folder)
+    candidates = [name for name in _REQUIREMENT_FILES if name in names]
+    candidates += sorted(n for n in names if fnmatch.fnmatchcase(n, "requirements*.txt"))
+    if "requirements" in names:
+        inner = os.path.join(folder, "requirements")
+        candidates += sorted(os.path.join("requirements", n) for n in listing(inner) if fnmatch.fnmatchcase(n, "*.txt"))
+    for name in candidates:
+        candidate = os.path.join(folder, name)
         try:
-            text = candidate.read_text(encoding="utf-8", errors="replace") if candidate.is_file() else ""
+            if not os.path.isfile(candidate):
+                continue
+            with open(candidate, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
         except OSError:
             continue
         for match in _TORCH_FLOOR.finditer(text):
@@ -97,14 +108,14 @@ def _floor_in(folder: str) -> tuple[bool, tuple[int, ...] | None, bool]:
             if text[line_start : match.start()].lstrip().startswith("#"):
                 continue  # a commented-out requirement
             return True, version_key(match.group(1)), False
-    return False, None, any((base / marker).exists() for marker in _PROJECT_MARKERS)
+    return False, None, any(has_entry(folder, marker) for marker in _PROJECT_MARKERS)
 
 
 @functools.lru_cache(maxsize=1024)
 def _package_top(folder: str) -> Path:
     here = Path(folder)
     top = here
-    while (top / "__init__.py").is_file() and (top.parent / "__init__.py").is_file() and top.parent != top:
+    while has_file(str(top), "__init__.py") and has_file(str(top.parent), "__init__.py") and top.parent != top:
         top = top.parent
     return top
 

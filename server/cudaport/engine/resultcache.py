@@ -29,6 +29,7 @@ import contextlib
 import os
 import pickle
 import sys
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -55,7 +56,7 @@ try:  # CPython's own BLAKE2: hashlib would load OpenSSL first, a tenth of a one
 except ImportError:  # another Python
     from hashlib import blake2b
 
-FORMAT = 1  # bump when the layout of a record changes
+FORMAT = 2  # bump when the layout of a record changes
 MAGIC = b"cudaport results %d\n" % FORMAT
 FOLDER_NAME = ".cudaport_cache"
 ENV_DIR = "CUDAPORT_RESULTS_CACHE_DIR"
@@ -70,6 +71,10 @@ _NOT_ANALYSIS = frozenset(
     {"exclude", "extend_exclude", "respect_gitignore", "force_exclude", "config_path", "warnings", "effort"}
     | {"fail_on", "cache_dir"}
 )
+
+# A file whose status changed this recently may change again within the file system's clock tick, keeping its
+# size and times: its record holds no status, and the next run compares the file's bytes (git's "racily clean").
+_RACY_NS = 2_000_000_000
 
 # The questions whose answers depend on the folders above a file, asked again on every use of a record (each is
 # answered once per folder in a run); the others are about the include graph (Provenance).
@@ -157,6 +162,22 @@ def settings_stamp(settings: Settings) -> str:
     return repr(
         [(f.name, _plain(getattr(settings, f.name))) for f in records.fields(settings) if f.name not in _NOT_ANALYSIS]
     )
+
+
+def file_status(path: Path, settled: bool = False) -> tuple[int, ...] | None:
+    """What tells a file has not changed without reading it: its size, modification and status-change times and
+    inode (the status-change time moves on every write and no tool sets it back). `settled`: None for a file
+    changed in the last moments (it may change again within one tick of the file system's clock)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    status = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+    return status if not settled or _settled(status) else None
+
+
+def _settled(status: tuple[int, ...]) -> bool:
+    return time.time_ns() - max(status[1], status[2]) >= _RACY_NS
 
 
 def _digest(*parts: bytes | str) -> bytes:
@@ -332,6 +353,7 @@ class Pending:
     results: dict[str, FileResult]
     questions: dict[tuple[str, ...], Any]
     provenance: Any  # what the project's answers came from (ResultCache._stamp), None: not known
+    status: tuple[int, ...] | None = None  # the file's status before it was read (file_status), None: not known
 
 
 @record
@@ -379,54 +401,63 @@ class ResultCache:
 
     # -- reading -------------------------------------------------------------------------------------------------
     def lookup(self, source_path: SourcePath, targets: Sequence[str], source: SourceFile | None = None) -> Lookup:
-        """The file read (unless the caller has read it: `source`), and its record's payload if that still holds
-        for every one of `targets`."""
+        """The record's payload if it still holds for every one of `targets`. The file is read (unless the caller
+        has read it: `source`) only when its status (size, times, inode) is not the one its record holds."""
         payload = None
         if self.cacheable(source_path):
-            try:
-                if source is None:
-                    source = read_source(source_path.path, self.settings.max_file_size)
-            except SkipFile:
-                pass  # the run says why, as without the cache
-            else:
-                payload = self._valid(source_path, source, targets)
+            payload = self._valid(source_path, targets, source)
         if payload is None:
             self.misses += 1
         else:
             self.hits += 1
         return Lookup(payload)
 
-    def _valid(self, source_path: SourcePath, source: SourceFile, targets: Sequence[str]) -> bytes | None:
+    def _valid(self, source_path: SourcePath, targets: Sequence[str], source: SourceFile | None) -> bytes | None:
         try:
+            status = None if source is not None else file_status(source_path.path)
             with self.record_path(source_path).open("rb") as handle:
                 if handle.readline() != MAGIC:
                     return None
                 raw = handle.read()
-            digest, encoding, facts, questions, provenance, results = pickle.loads(raw)
+            fields = pickle.loads(raw)
+            digest, encoding, recorded_status, facts, questions, provenance, results = fields
         except FileNotFoundError:
             return None
         except Exception:  # truncated, corrupt, another version's: analyse the file, and rewrite the record
             return None
-        if digest != _digest(source.data) or encoding != source.encoding or not isinstance(results, dict):
+        if not isinstance(results, dict) or any(target not in results for target in targets):
             return None
-        if any(target not in results for target in targets):
-            return None
+        if status is None or recorded_status != status:  # the file may have changed: its bytes tell
+            try:
+                source = source or read_source(source_path.path, self.settings.max_file_size)
+            except SkipFile:
+                return None  # the run says why, as without the cache
+            if digest != _digest(source.data) or encoding != source.encoding:
+                return None
+            refresh = status is not None and _settled(status)
+        else:
+            refresh = False
         engine = self.engine()
         try:
             if facts != _file_facts(engine, source_path, self._listed):
                 return None
             if self._unchanged(provenance):  # the project's answers hold: only the folder's are asked again
                 questions = [(q, a) for q, a in questions if q[0] in _FOLDER_QUESTIONS]
+            if source is None and any(q[0] not in _FOLDER_QUESTIONS for q, _ in questions):
+                source = read_source(source_path.path, self.settings.max_file_size)  # the include graph's, by text
+            data = source.data if source is not None else b""  # the folders' questions never read the text
             contexts: dict[str, FileContext] = {}
             for question, answer in questions:
                 target = question[1] if question[0] == "shims" else engine.settings.target
                 context = contexts.get(target)
                 if context is None:
-                    context = contexts[target] = engine.context_for(source_path.path, source.data, target)
+                    context = contexts[target] = engine.context_for(source_path.path, data, target)
                 if _ask(context, tuple(question)) != answer:
                     return None
         except Exception:
             return None
+        if refresh:  # the same bytes under a new status (a copy, a checkout): the next run need not read them
+            self._write(source_path, (digest, encoding, status, *fields[3:]))
         return raw
 
     @staticmethod
@@ -491,6 +522,7 @@ class ResultCache:
 
         project = engine.project if isinstance(engine.project, ProjectIndex) else None
         provenance = Provenance(set(), set())
+        status = None if source is not None else file_status(source_path.path, settled=True)  # before the read
         engine.context_factory = recording
         if project is not None:
             project.recording = provenance
@@ -505,7 +537,8 @@ class ResultCache:
         questions: dict[tuple[str, ...], Any] = {}
         for context in made:
             questions.update(context.facts)
-        return results, Pending(results, questions, self._stamp(provenance) if project is not None else None)
+        stamp = self._stamp(provenance) if project is not None else None
+        return results, Pending(results, questions, stamp, status)
 
     def store(self, engine: Engine, source_path: SourcePath, pending: Pending, found: list[FileFindings]) -> None:
         """Write the record of what `analyse` gave (`found`: its FileFindings). Never raises."""
@@ -516,18 +549,24 @@ class ResultCache:
             record = (
                 _digest(source.data),
                 source.encoding,
+                pending.status,
                 _file_facts(engine, source_path, self._listed),
                 sorted(pending.questions.items()),
                 pending.provenance,
                 plain,
             )
+        except Exception as exc:
+            _not_written(source_path, exc)
+            return
+        self._write(source_path, record)
+
+    def _write(self, source_path: SourcePath, record: tuple[Any, ...]) -> None:
+        try:
             path = self.record_path(source_path)
             path.parent.mkdir(exist_ok=True)
             write_whole(path, MAGIC + pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
         except Exception as exc:  # a full disk, a folder removed meanwhile: the next run analyses it again
-            from ..resources.cache import debug
-
-            debug("results cache: %s not written (%s: %s)", source_path.label, type(exc).__name__, exc)
+            _not_written(source_path, exc)
 
     def declined(self) -> None:
         """A hit that did not answer after all (fix: the file has something to fix): it counts as a miss."""
@@ -536,6 +575,12 @@ class ResultCache:
 
     def summary(self) -> str:
         return t("cache: {hits} hits, {misses} misses", hits=self.hits, misses=self.misses)
+
+
+def _not_written(source_path: SourcePath, exc: Exception) -> None:
+    from ..resources.cache import debug
+
+    debug("results cache: %s not written (%s: %s)", source_path.label, type(exc).__name__, exc)
 
 
 def open_cache(

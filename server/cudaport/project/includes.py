@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -78,6 +79,11 @@ class Provenance:
     resolutions: set[tuple[Path, str, Path | None]]
 
 
+# A folder's listing tells whether a name is there only where names are case-sensitive (not macOS's or Windows's
+# usual file systems).
+_LISTED_NAMES_DECIDE = sys.platform not in ("darwin", "win32")
+
+
 class ProjectIndex:
     """Include graph and per-header shim tables, cached by path and modification time; thread-safe."""
 
@@ -87,6 +93,7 @@ class ProjectIndex:
         self._headers: dict[tuple[Path, tuple[str, ...]], _Header] = {}
         # (folder, include name) -> the file it names: every file of a folder resolves the same names.
         self._resolved: dict[tuple[Path, str], Path | None] = {}
+        self._listed: dict[str, frozenset[str]] = {}  # folder -> its names, for the look-ups of include names
         self._closures: dict[tuple[Path, tuple[str, ...]], _Closure] = {}
         self._by_name: dict[str, list[Path]] | None = None  # header file name -> its paths under the roots
         # Words that make a header CUDA code: the distinctive CUDA names of the rule data and kernel syntax.
@@ -219,6 +226,7 @@ class ProjectIndex:
             for key in [k for k in self._headers if k[0] == resolved]:
                 del self._headers[key]
             self._resolved.clear()  # a header created or removed can change what an include name resolves to
+            self._listed.clear()
             self._closures.clear()
             self._by_name = None
 
@@ -274,7 +282,12 @@ class ProjectIndex:
                     self.recording.resolutions.add((folder, name, found))
                 return found
         found = None
+        first = name.replace("\\", "/").split("/", 1)[0]
         for base in (folder, *list(folder.parents)[:_ANCESTOR_LEVELS], *self.roots):
+            # most places an include name is looked for do not hold its first part: one listing of the folder
+            # tells so, instead of a system call per place and name
+            if _LISTED_NAMES_DECIDE and first not in ("", ".", "..") and first not in self._names(str(base)):
+                continue
             candidate = base / name
             if candidate.is_file():
                 found = Path(os.path.normpath(candidate))
@@ -286,6 +299,16 @@ class ProjectIndex:
         if self.recording is not None:
             self.recording.resolutions.add((folder, name, found))
         return found
+
+    def _names(self, folder: str) -> frozenset[str]:
+        known = self._listed.get(folder)
+        if known is None:
+            try:
+                known = frozenset(os.listdir(folder))
+            except OSError:
+                known = frozenset()
+            self._listed[folder] = known
+        return known
 
     def include_facts(self, path: Path, name: str) -> IncludeFacts | None:
         """What the project header `name`, written in `path`, brings with everything it includes; None when the

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
 from ...model.findings import Finding
+from ...model.folders import has_entry, has_file
 from ...model.records import record
 from .presence import LineTable, Presence
 
@@ -190,20 +192,21 @@ _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git", "cudaport
 
 @functools.lru_cache(maxsize=4096)
 def _own_module(folder: str, top: str) -> bool:
-    here = Path(folder)
-    package = here
-    while (package / "__init__.py").is_file() and package.parent != package:
-        if package.name == top:
+    package = folder
+    while has_file(package, "__init__.py") and os.path.dirname(package) != package:
+        if os.path.basename(package) == top:
             return True
-        package = package.parent
+        package = os.path.dirname(package)
     # The folders from this one up to the project's root (the first with a project marker), never beyond it:
     # a sibling checkout of the library is not this project.
-    for base in [here, *here.parents][:_MODULE_LEVELS]:
-        for candidate in (base / top, base / "src" / top):
-            if (candidate / "__init__.py").is_file() or candidate.with_suffix(".py").is_file():
+    base = folder
+    for _ in range(_MODULE_LEVELS):
+        for holder in (base, os.path.join(base, "src")):
+            if has_file(os.path.join(holder, top), "__init__.py") or has_file(holder, top + ".py"):
                 return True
-        if any((base / marker).exists() for marker in _PROJECT_MARKERS):
+        if any(has_entry(base, marker) for marker in _PROJECT_MARKERS) or os.path.dirname(base) == base:
             break
+        base = os.path.dirname(base)
     return False
 
 
@@ -211,19 +214,21 @@ _LINTER_FILES = {"ruff.toml": b"", ".ruff.toml": b"", ".flake8": b"", "pyproject
 _LINTER_FILES |= {"setup.cfg": b"[flake8]", "tox.ini": b"[flake8]"}
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=4096)
 def _lints_unused_imports(folder: str) -> bool:
-    for base in [Path(folder), *Path(folder).parents]:
-        for name, marker in _LINTER_FILES.items():
-            candidate = base / name
+    """This folder's answer, else its parent's (each folder is asked once: the files of a tree share them)."""
+    for name, marker in _LINTER_FILES.items():
+        if has_file(folder, name):
             try:
-                if candidate.is_file() and (not marker or marker in candidate.read_bytes()):
-                    return True
+                with open(os.path.join(folder, name), "rb") as handle:
+                    if not marker or marker in handle.read():
+                        return True
             except OSError:
                 continue
-        if any((base / m).exists() for m in (".git", "setup.py")) or (base / "pyproject.toml").is_file():
-            return False  # the project's root: what lies above configures other projects
-    return False
+    if has_entry(folder, ".git") or has_entry(folder, "setup.py") or has_file(folder, "pyproject.toml"):
+        return False  # the project's root: what lies above configures other projects
+    parent = os.path.dirname(folder)
+    return parent != folder and _lints_unused_imports(parent)
 
 
 def search_windows(data: bytes, ranges: list[tuple[int, int]] | None) -> list[tuple[int, int]]:
