@@ -37,7 +37,6 @@ def check(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.show_files:
         return show_files(args.paths, settings)
-    ruleset = load_ruleset(settings.extra_rules).pinned(settings.versions)
     stdin = stdin_source(args) if reads_stdin(args) else None
     cache = results_cache(args, settings)
     with progress_bar(args, t("Checking")) as progress:
@@ -55,7 +54,14 @@ def check(args: argparse.Namespace) -> int:
         with output_stream(args) as out:
             color = args.output_file is None and use_color(args.color, out)
             output = CheckOutput(
-                out, args.format, targets, ruleset, args.statistics, args.show_portable, color, args.quiet
+                out,
+                args.format,
+                targets,
+                lambda: load_ruleset(settings.extra_rules).pinned(settings.versions),
+                args.statistics,
+                args.show_portable,
+                color,
+                args.quiet,
             )
             # lines written to the terminal the bar is drawn on erase it first (it comes back on the next file)
             shared = output.streams and progress.enabled and args.output_file is None and is_tty(out)

@@ -5,8 +5,9 @@ with the findings waiting in a temporary spool (on disk past a few megabytes), n
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any, Protocol, TextIO
 
 from .. import __version__, i18n
@@ -473,7 +474,7 @@ class CheckOutput:
         out: TextIO,
         fmt: str,
         targets: Sequence[str],
-        ruleset: RuleSet,
+        rules: Callable[[], RuleSet],
         statistics: bool | str = False,
         show_portable: bool = False,
         color: bool = False,
@@ -482,7 +483,7 @@ class CheckOutput:
         self.out = out
         self.fmt = "concise" if fmt == "text" else fmt
         self.targets = list(targets)
-        self.ruleset = ruleset
+        self._rules = rules
         self.statistics = statistics
         self.quiet = quiet
         self.several = len(self.targets) > 1
@@ -492,7 +493,13 @@ class CheckOutput:
             sink = out if position == 0 else None
             self.sections[target] = self._section(sink, show_portable, color)
         if self.streams and self.several and fmt != "github":
-            out.write(f"== {t(ruleset.targets[self.targets[0]].label)} ==\n")
+            out.write(f"== {t(self.ruleset.targets[self.targets[0]].label)} ==\n")
+
+    @functools.cached_property
+    def ruleset(self) -> RuleSet:
+        """The rule data, loaded when a format names rules or targets (a text or JSON run answered by the results
+        cache never needs it)."""
+        return self._rules()
 
     @property
     def streams(self) -> bool:

@@ -53,7 +53,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     use_language(args, settings)
     for warning in settings.warnings:
         warn(warning)
-    load_ruleset(settings.extra_rules)  # fail early, with the file name, on broken extra rule files
+    if settings.extra_rules:
+        load_ruleset(settings.extra_rules)  # fail early, with the file name, on broken extra rule files
     return settings
 
 
@@ -62,7 +63,8 @@ def target_settings(args: argparse.Namespace, specs: list[str]) -> tuple[Setting
     (and checked) as for the first target, and each target's release pins its version."""
     args.target = specs[0] if specs else None
     settings = settings_from_args(args)
-    targets, versions = report_targets(specs, load_ruleset(settings.extra_rules))
+    # the rule data names the targets given; none given, a run answered by the results cache never loads it
+    targets, versions = report_targets(specs, load_ruleset(settings.extra_rules)) if specs else ([], {})
     if versions:
         settings = records.replace(settings, versions={**settings.versions, **versions})
     return settings, targets or [settings.target]

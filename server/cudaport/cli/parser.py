@@ -21,7 +21,30 @@ from .common import EXIT_ERROR
 class _Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)  # `--statistic` is no `--statistics`: said, not guessed
+        self._adding = False
         super().__init__(*args, **kwargs)
+
+    # argparse makes a help formatter for every option it adds (to check the option's metavar), and a formatter
+    # asks the terminal for its width, importing shutil first: a tenth of a one-file check's start. The check
+    # needs no width; help and usage, made later, still ask.
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        self._adding = True
+        try:
+            return super().add_argument(*args, **kwargs)
+        finally:
+            self._adding = False
+
+    def add_subparsers(self, **kwargs: Any) -> Any:  # its formatter names the commands' program: no width needed
+        self._adding = True
+        try:
+            return super().add_subparsers(**kwargs)
+        finally:
+            self._adding = False
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        if self._adding:
+            return argparse.HelpFormatter(prog=self.prog, width=80)
+        return super()._get_formatter()
 
     def error(self, message: str) -> Any:  # argparse exits with 2 too; keep its message format
         self.print_usage(sys.stderr)

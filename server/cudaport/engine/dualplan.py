@@ -14,6 +14,7 @@ import fnmatch
 import functools
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from ..analyzers.common.base import DualStackPlan
@@ -28,8 +29,9 @@ _TORCH_FLOOR = re.compile(r"(?<![\w.-])torch\s*(?:\[[^\]]*\])?\s*(?:===|==|~=|>=
 _LEVELS = 6  # folders above a file searched for the project's requirements
 
 
-def plan_for(settings: Settings, ruleset: RuleSet, path: Path | None) -> DualStackPlan:
-    """The dual-stack plan for the file `path` (None: a buffer without a file, which names things plainly)."""
+def plan_for(settings: Settings, ruleset: RuleSet | Callable[[], RuleSet], path: Path | None) -> DualStackPlan:
+    """The dual-stack plan for the file `path` (None: a buffer without a file, which names things plainly);
+    `ruleset`, or what loads it when the plan needs it (the results cache's checks)."""
     header = settings.compat_header_path
     if path is None:
         return DualStackPlan(header.name, header.name, False, _module(settings.device_helper), False)
@@ -62,10 +64,13 @@ def torch_floor(folder: Path) -> tuple[int, ...] | None:
     return _torch_floor(str(folder))
 
 
-def has_accelerator(folder: Path, ruleset: RuleSet) -> bool:
-    since = version_key(str((ruleset.tables.get("python") or {}).get("dual-stack", {}).get("accelerator-since", "")))
+def has_accelerator(folder: Path, ruleset: RuleSet | Callable[[], RuleSet]) -> bool:
     floor = torch_floor(folder)
-    return since is not None and floor is not None and floor >= since
+    if floor is None:
+        return False  # the rule data's release is not needed
+    rules = ruleset() if callable(ruleset) else ruleset
+    since = version_key(str((rules.tables.get("python") or {}).get("dual-stack", {}).get("accelerator-since", "")))
+    return since is not None and floor >= since
 
 
 def _torch_floor(folder: str) -> tuple[int, ...] | None:

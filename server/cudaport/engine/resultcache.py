@@ -32,12 +32,13 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import __version__, i18n
 from ..analyzers.common.base import FileContext
 from ..i18n import t
 from ..knowledge.filekinds import file_kind
+from ..knowledge.ruleset import RuleSet
 from ..model import records
 from ..model.findings import Difficulty, Finding, Severity
 from ..model.records import field, record
@@ -48,8 +49,10 @@ from ..project.files import SourcePath
 from ..project.includes import ProjectIndex, Provenance
 from ..resources.cache import write_whole
 from . import dualplan
-from .engine import Engine, FileResult
 from .wire import pack_finding, unpack_finding
+
+if TYPE_CHECKING:
+    from .engine import Engine, FileResult
 
 try:  # CPython's own BLAKE2: hashlib would load OpenSSL first, a tenth of a one-file check's start-up
     from _blake2 import blake2b
@@ -283,9 +286,13 @@ def _siblings(path: Path, listed: dict[str, bytes]) -> bytes:
     return _digest(known, os.path.basename(path))
 
 
-def _file_facts(engine: Engine, source_path: SourcePath, listed: dict[str, bytes]) -> tuple[Any, ...]:
+def _file_facts(
+    engine: Engine | tuple[Settings, Callable[[], RuleSet]], source_path: SourcePath, listed: dict[str, bytes]
+) -> tuple[Any, ...]:
     """What a file's results depend on besides its bytes and the questions of its analysis: its dual-stack plan
-    (the project's PyTorch release, where the helper module goes) and, for Python, its sibling modules."""
+    (the project's PyTorch release, where the helper module goes) and, for Python, its sibling modules. `engine`:
+    the run's, or its settings and what loads its rule data (only a project whose requirements name a PyTorch
+    release needs that)."""
     if source_path.language not in ("python", "notebook"):
         return ()  # the plan of any other file is its path's and the configuration's, both in the record's name
     # a Python file's plan is its folder's (the portability header, whose name ends in .h, is never one)
@@ -293,9 +300,8 @@ def _file_facts(engine: Engine, source_path: SourcePath, listed: dict[str, bytes
     key = f"plan\0{folder}\0{source_path.path.suffix}"
     plan = listed.get(key)
     if plan is None:
-        plan = listed[key] = pickle.dumps(
-            records.astuple(dualplan.plan_for(engine.settings, engine.ruleset, source_path.path))
-        )
+        settings, rules = engine if isinstance(engine, tuple) else (engine.settings, engine.ruleset)
+        plan = listed[key] = pickle.dumps(records.astuple(dualplan.plan_for(settings, rules, source_path.path)))
     return (plan, _siblings(source_path.path, listed))
 
 
@@ -392,9 +398,15 @@ class ResultCache:
         kind = file_kind(source_path.language)
         return not (kind is not None and kind.binary)
 
+    @property
+    def _rules(self) -> tuple[Settings, Callable[[], RuleSet]]:
+        return self.settings, lambda: self.engine().ruleset
+
     def engine(self) -> Engine:
         """An engine to ask a record's questions again (the project's include graph, read once per run)."""
         if self._engine is None:
+            from .engine import Engine  # the analysis: not loaded by a run the results cache answers whole
+
             self._engine = Engine(self.settings)
             self._engine.project = ProjectIndex(self._engine.ruleset, self.roots)
         return self._engine
@@ -437,21 +449,27 @@ class ResultCache:
             refresh = status is not None and _settled(status)
         else:
             refresh = False
-        engine = self.engine()
         try:
-            if facts != _file_facts(engine, source_path, self._listed):
+            # the engine (and the rule data) only for what needs it: a C file whose headers have not changed asks
+            # nothing of either
+            if facts != _file_facts(self._rules, source_path, self._listed):
                 return None
             if self._unchanged(provenance):  # the project's answers hold: only the folder's are asked again
                 questions = [(q, a) for q, a in questions if q[0] in _FOLDER_QUESTIONS]
             if source is None and any(q[0] not in _FOLDER_QUESTIONS for q, _ in questions):
                 source = read_source(source_path.path, self.settings.max_file_size)  # the include graph's, by text
             data = source.data if source is not None else b""  # the folders' questions never read the text
-            contexts: dict[str, FileContext] = {}
+            contexts: dict[tuple[str, bool], FileContext] = {}
             for question, answer in questions:
-                target = question[1] if question[0] == "shims" else engine.settings.target
-                context = contexts.get(target)
+                target = question[1] if question[0] == "shims" else self.settings.target
+                folders_only = question[0] in _FOLDER_QUESTIONS  # asked of the path alone: no engine needed
+                context = contexts.get((target, folders_only))
                 if context is None:
-                    context = contexts[target] = engine.context_for(source_path.path, data, target)
+                    context = contexts[target, folders_only] = (
+                        FileContext(target, str(source_path.path), file=source_path.path, data=data)
+                        if folders_only
+                        else self.engine().context_for(source_path.path, data, target)
+                    )
                 if _ask(context, tuple(question)) != answer:
                     return None
         except Exception:

@@ -24,11 +24,11 @@ from ..project.files import Excluded, Skipped, SourcePath, discover
 from ..project.ignorefiles import IgnoreRules
 from ..project.includes import ProjectIndex, checkout_root
 from . import wire
-from .engine import Engine, FileResult
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from .engine import Engine, FileResult
     from .resultcache import Lookup, ResultCache
 
 
@@ -93,6 +93,8 @@ _ENGINE: Engine | None = None
 def _init_worker(settings: Settings, roots: list[Path], language: str | None = None) -> None:
     """A process's engine; a worker process also takes the run's language (findings carry their messages
     written, in the worker, and a worker may start afresh rather than as a copy of the parent)."""
+    from .engine import Engine  # the analysis: not loaded by a run the results cache answers whole
+
     global _ENGINE
     if language is not None and language != i18n.language():
         i18n.set_language(language)
@@ -132,6 +134,8 @@ def check_path_cached(cache: ResultCache, engine: Engine, source_path: SourcePat
     target = engine.settings.target
     found = cache.lookup(source_path, [target], source)
     if found.hit is not None:
+        from .engine import FileResult
+
         result = FileResult(source_path.label, source_path.path, source_path.language, source=source)
         result.findings = cache.decode(source_path, found, [target]).findings[target]
         return result
@@ -362,6 +366,8 @@ class Scan:
         jobs, self._jobs = self._jobs, []
         if self._stdin is not None:
             source_path, source = self._stdin
+            from .engine import Engine
+
             engine = Engine(self._settings, ProjectIndex(load_ruleset(self._settings.extra_rules), self._roots))
             yield from file_findings(
                 source_path,

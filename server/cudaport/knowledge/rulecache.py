@@ -7,7 +7,10 @@ rule folder and set of extra rule files (in the cache folder, resources.cache), 
 longer matches: the cudaport version, the Python version, the modules whose classes it pickles, and the size and
 modification time of every rule file.
 
-The layout after the fingerprint line: the length of the head (8 bytes, little-endian); the head, one pickle of
+The layout after the fingerprint line: the length of the prologue (8 bytes, little-endian) and the prologue, one
+pickle of the small tables a run needs before it knows it will analyse anything (the file kinds: file selection
+asks for them, and a run answered whole by the results cache needs nothing else); the length of the head (8 bytes,
+little-endian); the head, one pickle of
 (the RuleSet without its symbols, name -> position, the end offset of each symbol's pickle); then the symbols'
 pickles back to back. A start reads the head only (a few hundred kilobytes) and reads each symbol's bytes when
 the symbol is first named (os.pread on the open file, which no rename of a newer cache over it disturbs: the
@@ -31,7 +34,8 @@ from ..resources.cache import FORMAT, MAGIC, cache_dir, debug, stamp_files, writ
 
 Cached = TypeVar("Cached")
 
-LAYOUT = 2  # this module's layout of the file after the fingerprint (1: one pickle of the head and a dict of blobs)
+LAYOUT = 3  # this module's layout of the file after the fingerprint (2: no prologue; 1: a dict of blobs)
+PROLOGUE_TABLES = ("files",)  # the tables the prologue holds (rules/files.toml)
 _OFFSETS = "Q"  # the array type of the end offsets
 
 
@@ -126,6 +130,7 @@ def load(rules_dir: Path, extra: tuple[Path, ...], kind: type[Cached], modules: 
             if stored != fingerprint(rules_dir, extra, modules):
                 debug("rule cache %s: the rule data or cudaport changed; rebuilding", path)
                 return None
+            handle.seek(int.from_bytes(handle.read(8), "little"), os.SEEK_CUR)  # the prologue
             size = int.from_bytes(handle.read(8), "little")
             ruleset, index, raw_ends = pickle.loads(handle.read(size))
             base = handle.tell()
@@ -151,6 +156,26 @@ def load(rules_dir: Path, extra: tuple[Path, ...], kind: type[Cached], modules: 
             os.close(descriptor)
     ruleset.symbols = LazySymbols(index, ends, read)  # type: ignore[attr-defined]
     return ruleset
+
+
+def load_prologue(rules_dir: Path, extra: tuple[Path, ...], modules: tuple[Path, ...]) -> dict[str, Any] | None:
+    """The prologue's tables (PROLOGUE_TABLES) of the cache for these rule files, or None (no cache, stale,
+    unreadable: the caller loads the rule set whole, which builds the cache)."""
+    folder = cache_dir()
+    if folder is None:
+        return None
+    path = _cache_file(folder, rules_dir, extra)
+    try:
+        with open(path, "rb") as handle:
+            if handle.read(len(MAGIC)) != MAGIC:
+                return None
+            if handle.readline().rstrip(b"\n") != fingerprint(rules_dir, extra, modules):
+                return None
+            size = int.from_bytes(handle.read(8), "little")
+            tables = pickle.loads(handle.read(size))
+    except Exception:  # missing, truncated, corrupt: the whole load says why, and rebuilds
+        return None
+    return tables if isinstance(tables, dict) else None
 
 
 def _reader(descriptor: int, base: int) -> Callable[[int, int], bytes]:
@@ -187,7 +212,10 @@ def store(rules_dir: Path, extra: tuple[Path, ...], ruleset: Any, built_from: by
             head._operators_pickled = pickle.dumps(head.operators, protocol=pickle.HIGHEST_PROTOCOL)
             head._operators = None
         head_bytes = pickle.dumps((head, index, ends.tobytes()), protocol=pickle.HIGHEST_PROTOCOL)
+        tables = {name: ruleset.tables.get(name) for name in PROLOGUE_TABLES}
+        prologue = pickle.dumps(tables, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as exc:  # a table that does not pickle: run without the cache
         debug("rule cache %s not written (%s: %s)", path, type(exc).__name__, exc)
         return
-    write(path, b"".join([MAGIC, built_from, b"\n", len(head_bytes).to_bytes(8, "little"), head_bytes, *pickles]))
+    sizes = len(prologue).to_bytes(8, "little"), len(head_bytes).to_bytes(8, "little")
+    write(path, b"".join([MAGIC, built_from, b"\n", sizes[0], prologue, sizes[1], head_bytes, *pickles]))

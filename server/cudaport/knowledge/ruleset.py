@@ -735,16 +735,35 @@ def load_ruleset(extra: Iterable[Path] = ()) -> RuleSet:
     return _load_cached(tuple(Path(p).resolve() for p in extra))
 
 
+def bundled_table(name: str) -> Any:
+    """One table of the bundled rule data (rules/files.toml: "files"), from the rule cache's prologue when the rule
+    set is not loaded yet (file selection needs the file kinds; a run answered by the results cache needs nothing
+    more), else from the rule set."""
+    from . import rulecache
+
+    if name in rulecache.PROLOGUE_TABLES and not _load_cached.cache_info().currsize:
+        tables = rulecache.load_prologue(bundled_rules_dir(), (), _cached_modules())
+        if tables is not None and tables.get(name) is not None:
+            return tables[name]
+    return load_ruleset().tables.get(name)
+
+
+def _cached_modules() -> tuple[Path, ...]:
+    """The source files of the classes the rule cache pickles (operators.py named, not imported: a warm start of a
+    C++ check never loads it)."""
+    from ..model import findings, records
+
+    here = Path(__file__).resolve()
+    model = (Path(findings.__file__).resolve(), Path(records.__file__).resolve())  # records: how they pickle
+    return (here, *model, here.with_name("operators.py"))
+
+
 @functools.lru_cache(maxsize=8)
 def _load_cached(extra: tuple[Path, ...]) -> RuleSet:
-    from ..model import findings, records
     from . import rulecache
 
     base = bundled_rules_dir()
-    # the classes the cache pickles (operators.py named, not imported: a warm start of a C++ check never loads it)
-    here = Path(__file__).resolve()
-    model = (Path(findings.__file__).resolve(), Path(records.__file__).resolve())  # records: how they pickle
-    modules = (here, *model, here.with_name("operators.py"))
+    modules = _cached_modules()
     cached = rulecache.load(base, extra, RuleSet, modules)
     if cached is not None:
         _check_required(cached)

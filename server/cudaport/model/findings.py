@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from ..i18n import t
 from .records import field, record
@@ -133,20 +133,27 @@ class Fix:
         return Fix(self.title, edits, self.applicability, self.compat)
 
 
-class FindingData(TypedDict, total=False):
-    """Extra facts about a finding that front ends show (hover, report); never needed to apply a fix."""
+if TYPE_CHECKING:
 
-    kind: str  # what was found: "function", "type", "include", "kernel", "launch", "warp", "import", "api", ...
-    library: str  # the symbol table it comes from (cuda_runtime, cublas, headers, ...)
-    ported: str  # "1": the code around it already runs on the target (a dual-stack branch, a shim)
-    reviewed: str  # "left": the Python review kept it as it is (a device table, a CUDA-only probe)
-    held: str  # "1": a portability header mapping the name does not make this use build (a call that fits no
-    # template of its counterpart, an overload the target merges): it stays for a person whatever maps it
-    withheld: str  # why its rewrite is not offered: the result would not be the same program (cudaport.consistency)
-    cell: str  # a notebook finding: the cell it is in (1-based, as Jupyter counts) ...
-    cell_line: str  # ... and its line there (1-based)
-    operators: str  # an operator-coverage finding: the ATen operators the plugin lacks (comma-separated) ...
-    plugin: str  # ... and the plugin release that lacks them (`torch_npu 2.14.0`)
+    class FindingData(TypedDict, total=False):
+        """Extra facts about a finding that front ends show (hover, report); never needed to apply a fix."""
+
+        kind: str  # what was found: "function", "type", "include", "kernel", "launch", "warp", "import", "api", ...
+        library: str  # the symbol table it comes from (cuda_runtime, cublas, headers, ...)
+        ported: str  # "1": the code around it already runs on the target (a dual-stack branch, a shim)
+        reviewed: str  # "left": the Python review kept it as it is (a device table, a CUDA-only probe)
+        held: str  # "1": a portability header mapping the name does not make this use build (a call that fits no
+        # template of its counterpart, an overload the target merges): it stays for a person whatever maps it
+        withheld: str  # why its rewrite is not offered: the result would not be the same program (cudaport.consistency)
+        cell: str  # a notebook finding: the cell it is in (1-based, as Jupyter counts) ...
+        cell_line: str  # ... and its line there (1-based)
+        operators: str  # an operator-coverage finding: the ATen operators the plugin lacks (comma-separated) ...
+        plugin: str  # ... and the plugin release that lacks them (`torch_npu 2.14.0`)
+
+else:
+    # At run time a TypedDict is a dict, and making the class compiles each of its annotations: a millisecond of
+    # every start.
+    FindingData = dict
 
 
 @record(slots=True)

@@ -27,6 +27,11 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from ..resources import cache
 
+try:  # CPython's own BLAKE2: hashlib would load OpenSSL first
+    from _blake2 import blake2b
+except ImportError:  # another Python
+    from hashlib import blake2b
+
 T = TypeVar("T")
 
 if TYPE_CHECKING:
@@ -198,7 +203,7 @@ def _methods(
 
 
 # ---- the compiled methods, kept between processes ---------------------------------------------------------------
-_HEADER = f"cudaport records {sys.version}\n".encode()
+_HEADER = f"cudaport records 2 {sys.version}\n".encode()
 _LIMIT = 4096  # entries kept: every class of a few versions of cudaport
 _codes: dict[str, bytes | CodeType] | None = None  # key -> its code, marshalled until first used
 _unsaved = False
@@ -227,7 +232,8 @@ def _compiled(source: str, filename: str) -> CodeType:
     global _codes, _unsaved
     if _codes is None:
         _codes = _load()
-    key = f"{filename}\n{source}"
+    # by a digest of the source: the file is read whole at every start, and the sources are most of its bytes
+    key = f"{filename}\n{blake2b(source.encode(), digest_size=16).hexdigest()}"
     kept = _codes.get(key)
     if isinstance(kept, bytes):  # each entry is unmarshalled on its own: a run builds a third of the classes
         try:

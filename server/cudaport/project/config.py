@@ -6,8 +6,9 @@ folder); command-line or editor settings are applied on top of it.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -268,7 +269,12 @@ def _apply(
     changes: dict[str, Any] = {}
     if "extra-rules" in table:
         changes["extra_rules"] = settings.extra_rules + tuple((base / p).resolve() for p in strings("extra-rules"))
-    known_codes = _known_codes(changes.get("extra_rules", settings.extra_rules))
+    extra_rules = changes.get("extra_rules", settings.extra_rules)
+    # The rule data loads when a code is to be checked (or extra rule files must be read: a broken one is this
+    # configuration's error): a run whose results all come from the results cache may never need it.
+    known_codes = functools.partial(_known_codes, extra_rules)
+    if extra_rules:
+        known_codes()
     if "target" in table:
         target = table["target"]
         try:
@@ -428,7 +434,7 @@ def _known_codes(extra_rules: tuple[Path, ...]) -> tuple[str, ...]:
         raise ConfigError(str(exc)) from exc
 
 
-def _codes(values: tuple[str, ...], where: str, key: str, known: tuple[str, ...]) -> tuple[str, ...]:
+def _codes(values: tuple[str, ...], where: str, key: str, codes: Callable[[], tuple[str, ...]]) -> tuple[str, ...]:
     for value in values:
         if not (value == "ALL" or (value.startswith("CP") and value[2:].isdigit()) or value == "CP"):
             raise ConfigError(
@@ -439,6 +445,7 @@ def _codes(values: tuple[str, ...], where: str, key: str, known: tuple[str, ...]
                     value=repr(value),
                 )
             )
+        known = codes() if value != "ALL" else ()
         if value != "ALL" and not any(code.startswith(value) for code in known):
             raise ConfigError(
                 t(
@@ -452,7 +459,7 @@ def _codes(values: tuple[str, ...], where: str, key: str, known: tuple[str, ...]
     return tuple("CP" if v == "ALL" else v for v in values)
 
 
-def _severities(value: Any, where: str, prefix: str, known: tuple[str, ...]) -> dict[str, Severity]:
+def _severities(value: Any, where: str, prefix: str, known: Callable[[], tuple[str, ...]]) -> dict[str, Severity]:
     if not isinstance(value, dict):
         raise ConfigError(
             t("{where}: '{key}' must be a table of rule code = severity", where=where, key=prefix + "severity")
