@@ -374,6 +374,7 @@ class ResultCache:
     hits: int = 0
     misses: int = 0
     _engine: Engine | None = field(default=None, repr=False)
+    _index: ProjectIndex | None = field(default=None, repr=False)  # the include graph the records are checked by
     _stats: dict[str, Any] = field(default_factory=dict, repr=False)  # path -> (size, time) or None, this run's
     _resolved: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)  # include names, this run's
     _listed: dict[str, bytes] = field(default_factory=dict, repr=False)  # folders' modules and plans, this run's
@@ -381,6 +382,7 @@ class ResultCache:
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state["_engine"] = None
+        state["_index"] = None
         state["_stats"] = {}
         state["_resolved"] = {}
         state["_listed"] = {}
@@ -408,8 +410,15 @@ class ResultCache:
             from .engine import Engine  # the analysis: not loaded by a run the results cache answers whole
 
             self._engine = Engine(self.settings)
-            self._engine.project = ProjectIndex(self._engine.ruleset, self.roots)
+            self._engine.project = self._project()
         return self._engine
+
+    def _project(self) -> ProjectIndex:
+        """The project's include graph, read once per run; its rule data loads only when a header must be read
+        (whether an include name still names the same file needs none)."""
+        if self._index is None:
+            self._index = ProjectIndex(lambda: self.engine().ruleset, self.roots)
+        return self._index
 
     # -- reading -------------------------------------------------------------------------------------------------
     def lookup(self, source_path: SourcePath, targets: Sequence[str], source: SourceFile | None = None) -> Lookup:
@@ -518,9 +527,7 @@ class ResultCache:
         key = (folder, name)
         known = self._resolved.get(key, False)
         if known is False:
-            project = self.engine().project
-            assert isinstance(project, ProjectIndex)
-            now = project._resolve(Path(folder), name)
+            now = self._project()._resolve(Path(folder), name)
             known = self._resolved[key] = None if now is None else str(now)
         return None if known is None else str(known)
 

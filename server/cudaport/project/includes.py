@@ -7,11 +7,12 @@ names, so those names are not work left to do.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from ..analyzers.common.base import IncludeFacts, ShimMapping
@@ -87,8 +88,10 @@ _LISTED_NAMES_DECIDE = sys.platform not in ("darwin", "win32")
 class ProjectIndex:
     """Include graph and per-header shim tables, cached by path and modification time; thread-safe."""
 
-    def __init__(self, ruleset: RuleSet, roots: Iterable[Path] = ()) -> None:
-        self.ruleset = ruleset
+    def __init__(self, ruleset: RuleSet | Callable[[], RuleSet], roots: Iterable[Path] = ()) -> None:
+        # the rule data, or what loads it when a header must be read (resolving include names needs none of it:
+        # the results cache's checks of a file's includes)
+        self._rules = ruleset
         self.roots = [_absolute(Path(r)) for r in roots]
         self._headers: dict[tuple[Path, tuple[str, ...]], _Header] = {}
         # (folder, include name) -> the file it names: every file of a folder resolves the same names.
@@ -96,14 +99,24 @@ class ProjectIndex:
         self._listed: dict[str, frozenset[str]] = {}  # folder -> its names, for the look-ups of include names
         self._closures: dict[tuple[Path, tuple[str, ...]], _Closure] = {}
         self._by_name: dict[str, list[Path]] | None = None  # header file name -> its paths under the roots
-        # Words that make a header CUDA code: the distinctive CUDA names of the rule data and kernel syntax.
-        self._cuda_words = frozenset(
-            [name.encode() for name in ruleset.symbols if name not in ruleset.generic_names]
-            + [b"__global__", b"__device__", b"__shared__", b"__constant__", b"threadIdx", b"blockIdx"]
-        )
         self._lock = threading.Lock()
         # While the results cache records a file's analysis: what the answers about it came from.
         self.recording: Provenance | None = None
+
+    @property
+    def ruleset(self) -> RuleSet:
+        if not isinstance(self._rules, RuleSet):
+            self._rules = self._rules()
+        return self._rules
+
+    @functools.cached_property
+    def _cuda_words(self) -> frozenset[bytes]:
+        """Words that make a header CUDA code: the distinctive CUDA names of the rule data and kernel syntax."""
+        ruleset = self.ruleset
+        return frozenset(
+            [name.encode() for name in ruleset.symbols if name not in ruleset.generic_names]
+            + [b"__global__", b"__device__", b"__shared__", b"__constant__", b"threadIdx", b"blockIdx"]
+        )
 
     def shims_for(self, path: Path, data: bytes | None, target: str) -> Mapping[str, ShimMapping]:
         """CUDA names mapped for `target` by headers that `path` includes (its buffer may be unsaved: `data`)."""
@@ -340,21 +353,36 @@ class ProjectIndex:
             listing = {}
             listed = folders = 0
             for root in _outermost(self.roots):
-                for folder, subfolders, files in os.walk(root):
-                    # hidden folders (.git, .venv, caches, a benchmark's downloads) and build trees (generated
-                    # headers) hold no header of the project
-                    subfolders[:] = [
-                        d
-                        for d in subfolders
-                        if d not in _SKIPPED_FOLDERS and not d.startswith(".") and not _build_tree(folder, d)
-                    ]
+                # depth first with os.scandir: each entry's type comes from the listing, and a build tree is known
+                # by its own listing (CMake's cache in it), not by a look-up per folder
+                stack = [str(root)]
+                while stack and listed <= _MAX_LISTED and folders <= _MAX_LISTED:
+                    folder = stack.pop()
+                    try:
+                        with os.scandir(folder) as scan:
+                            entries = list(scan)
+                    except OSError:
+                        continue
+                    if folders and any(e.name == "CMakeCache.txt" and e.is_file() for e in entries):
+                        continue  # a build tree (generated headers)
                     folders += 1
-                    for file in files:
-                        if os.path.splitext(file)[1].lower() in _SEARCHED_SUFFIXES:
-                            listing.setdefault(file, []).append(Path(os.path.normpath(os.path.join(folder, file))))
+                    below = []
+                    for entry in entries:
+                        name = entry.name
+                        try:
+                            is_folder = entry.is_dir()
+                        except OSError:
+                            continue
+                        if is_folder:
+                            # hidden folders (.git, .venv, caches, a benchmark's downloads) and build outputs hold
+                            # no header of the project; a linked folder is not entered (os.walk's way)
+                            hidden = name in _SKIPPED_FOLDERS or name.startswith(".")
+                            if not (hidden or entry.is_symlink() or _build_name(name)):
+                                below.append(entry.path)
+                        elif os.path.splitext(name)[1].lower() in _SEARCHED_SUFFIXES:
+                            listing.setdefault(name, []).append(Path(os.path.normpath(entry.path)))
                             listed += 1
-                    if listed > _MAX_LISTED or folders > _MAX_LISTED:
-                        break
+                    stack.extend(reversed(below))
             with self._lock:
                 self._by_name = listing
         return listing.get(basename, [])
@@ -371,13 +399,11 @@ class ProjectIndex:
 _BUILD_NAMES = ("build", "_build", "cmake-build-*", "CMakeFiles", "dist", "site-packages", "*.egg-info")
 
 
-def _build_tree(folder: str, name: str) -> bool:
-    """A build output or environment: named as the default excludes name them, or holding CMake's cache."""
+def _build_name(name: str) -> bool:
+    """A folder named as the default excludes name build outputs and environments."""
     import fnmatch
 
-    return any(fnmatch.fnmatchcase(name, p) for p in _BUILD_NAMES) or os.path.isfile(
-        os.path.join(folder, name, "CMakeCache.txt")
-    )
+    return any(fnmatch.fnmatchcase(name, p) for p in _BUILD_NAMES)
 
 
 def _absolute(path: Path) -> Path:
