@@ -29,9 +29,9 @@ _TORCH_FLOOR = re.compile(r"(?<![\w.-])torch\s*(?:\[[^\]]*\])?\s*(?:===|==|~=|>=
 _LEVELS = 6  # folders above a file searched for the project's requirements
 
 
-def plan_for(settings: Settings, ruleset: RuleSet | Callable[[], RuleSet], path: Path | None) -> DualStackPlan:
+def plan_for(settings: Settings, ruleset: RuleSet | Callable[[], str], path: Path | None) -> DualStackPlan:
     """The dual-stack plan for the file `path` (None: a buffer without a file, which names things plainly);
-    `ruleset`, or what loads it when the plan needs it (the results cache's checks)."""
+    `ruleset`, or what tells the release torch.accelerator came with (has_accelerator)."""
     header = settings.compat_header_path
     if path is None:
         return DualStackPlan(header.name, header.name, False, _module(settings.device_helper), False)
@@ -64,12 +64,13 @@ def torch_floor(folder: Path) -> tuple[int, ...] | None:
     return _torch_floor(str(folder))
 
 
-def has_accelerator(folder: Path, ruleset: RuleSet | Callable[[], RuleSet]) -> bool:
+def has_accelerator(folder: Path, ruleset: RuleSet | Callable[[], str]) -> bool:
+    """Whether the project's PyTorch has torch.accelerator: its requirements' lowest release against the one the
+    rule data names (`ruleset`, or what tells that release: the results cache's checks read no rule set)."""
     floor = torch_floor(folder)
     if floor is None:
         return False  # the rule data's release is not needed
-    rules = ruleset() if callable(ruleset) else ruleset
-    since = version_key(str((rules.tables.get("python") or {}).get("dual-stack", {}).get("accelerator-since", "")))
+    since = version_key(ruleset() if callable(ruleset) else ruleset.prologue()["accelerator-since"])
     return since is not None and floor >= since
 
 

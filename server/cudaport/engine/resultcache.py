@@ -38,7 +38,7 @@ from .. import __version__, i18n
 from ..analyzers.common.base import FileContext
 from ..i18n import t
 from ..knowledge.filekinds import file_kind
-from ..knowledge.ruleset import RuleSet
+from ..knowledge.ruleset import prologue_fact
 from ..model import records
 from ..model.findings import Difficulty, Finding, Severity
 from ..model.records import field, record
@@ -287,7 +287,7 @@ def _siblings(path: Path, listed: dict[str, bytes]) -> bytes:
 
 
 def _file_facts(
-    engine: Engine | tuple[Settings, Callable[[], RuleSet]], source_path: SourcePath, listed: dict[str, bytes]
+    engine: Engine | tuple[Settings, Callable[[], str]], source_path: SourcePath, listed: dict[str, bytes]
 ) -> tuple[Any, ...]:
     """What a file's results depend on besides its bytes and the questions of its analysis: its dual-stack plan
     (the project's PyTorch release, where the helper module goes) and, for Python, its sibling modules. `engine`:
@@ -401,8 +401,10 @@ class ResultCache:
         return not (kind is not None and kind.binary)
 
     @property
-    def _rules(self) -> tuple[Settings, Callable[[], RuleSet]]:
-        return self.settings, lambda: self.engine().ruleset
+    def _rules(self) -> tuple[Settings, Callable[[], str]]:
+        """What a Python file's dual-stack plan is checked with: the settings, and what tells the release of
+        torch.accelerator (from the rule cache's prologue: no rule set, no engine)."""
+        return self.settings, lambda: prologue_fact("accelerator-since", self.settings.extra_rules)
 
     def engine(self) -> Engine:
         """An engine to ask a record's questions again (the project's include graph, read once per run)."""

@@ -87,9 +87,9 @@ class FileKinds:
 
 @functools.lru_cache(maxsize=1)
 def file_kinds() -> FileKinds:
-    from .ruleset import RuleDataError, bundled_table
+    from .ruleset import RuleDataError, prologue_fact
 
-    table = bundled_table("files")  # rules/files.toml, read with the bundled rule data (and cached)
+    table = prologue_fact("files")  # rules/files.toml, read with the bundled rule data (and cached)
     if not isinstance(table, dict):
         raise RuleDataError("rules/files.toml (the file kinds) is missing from this installation")
     kinds = []

@@ -8,8 +8,9 @@ longer matches: the cudaport version, the Python version, the modules whose clas
 modification time of every rule file.
 
 The layout after the fingerprint line: the length of the prologue (8 bytes, little-endian) and the prologue, one
-pickle of the small tables a run needs before it knows it will analyse anything (the file kinds: file selection
-asks for them, and a run answered whole by the results cache needs nothing else); the length of the head (8 bytes,
+pickle of the few facts a run needs before it knows it will analyse anything (RuleSet.prologue: the file kinds,
+which file selection asks for; what the results cache's checks ask), so that a run answered whole by the results
+cache reads nothing else; the length of the head (8 bytes,
 little-endian); the head, one pickle of
 (the RuleSet without its symbols, name -> position, the end offset of each symbol's pickle); then the symbols'
 pickles back to back. A start reads the head only (a few hundred kilobytes) and reads each symbol's bytes when
@@ -35,7 +36,6 @@ from ..resources.cache import FORMAT, MAGIC, cache_dir, debug, stamp_files, writ
 Cached = TypeVar("Cached")
 
 LAYOUT = 3  # this module's layout of the file after the fingerprint (2: no prologue; 1: a dict of blobs)
-PROLOGUE_TABLES = ("files",)  # the tables the prologue holds (rules/files.toml)
 _OFFSETS = "Q"  # the array type of the end offsets
 
 
@@ -159,7 +159,7 @@ def load(rules_dir: Path, extra: tuple[Path, ...], kind: type[Cached], modules: 
 
 
 def load_prologue(rules_dir: Path, extra: tuple[Path, ...], modules: tuple[Path, ...]) -> dict[str, Any] | None:
-    """The prologue's tables (PROLOGUE_TABLES) of the cache for these rule files, or None (no cache, stale,
+    """The prologue's facts (RuleSet.prologue) of the cache for these rule files, or None (no cache, stale,
     unreadable: the caller loads the rule set whole, which builds the cache)."""
     folder = cache_dir()
     if folder is None:
@@ -212,8 +212,7 @@ def store(rules_dir: Path, extra: tuple[Path, ...], ruleset: Any, built_from: by
             head._operators_pickled = pickle.dumps(head.operators, protocol=pickle.HIGHEST_PROTOCOL)
             head._operators = None
         head_bytes = pickle.dumps((head, index, ends.tobytes()), protocol=pickle.HIGHEST_PROTOCOL)
-        tables = {name: ruleset.tables.get(name) for name in PROLOGUE_TABLES}
-        prologue = pickle.dumps(tables, protocol=pickle.HIGHEST_PROTOCOL)
+        prologue = pickle.dumps(ruleset.prologue(), protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as exc:  # a table that does not pickle: run without the cache
         debug("rule cache %s not written (%s: %s)", path, type(exc).__name__, exc)
         return

@@ -427,6 +427,14 @@ class RuleSet:
         )
         return TargetSpec(canonical, nearest, warning)
 
+    def prologue(self) -> dict[str, Any]:
+        """The facts a run may need before it knows it will analyse anything, kept apart in the rule cache
+        (prologue_fact): the file kinds (rules/files.toml) and the PyTorch release that brought torch.accelerator
+        (rules/python.toml's dual-stack table)."""
+        python = self.tables.get("python") or {}
+        since = python.get("dual-stack", {}).get("accelerator-since", "") if isinstance(python, dict) else ""
+        return {"files": self.tables.get("files"), "accelerator-since": str(since)}
+
     def pinned(self, versions: Mapping[str, str]) -> RuleSet:
         """This rule data rating each target against the release in `versions` (target -> version); the
         tables are shared, the outcome caches are not."""
@@ -735,17 +743,21 @@ def load_ruleset(extra: Iterable[Path] = ()) -> RuleSet:
     return _load_cached(tuple(Path(p).resolve() for p in extra))
 
 
-def bundled_table(name: str) -> Any:
-    """One table of the bundled rule data (rules/files.toml: "files"), from the rule cache's prologue when the rule
-    set is not loaded yet (file selection needs the file kinds; a run answered by the results cache needs nothing
-    more), else from the rule set."""
+def prologue_fact(name: str, extra: Iterable[Path] = ()) -> Any:
+    """One of RuleSet.prologue's facts of the rule data (with `extra` files), from the rule cache's prologue when
+    the rule set is not loaded yet (file selection needs the file kinds, the results cache's checks the PyTorch
+    release of torch.accelerator; a run answered by the results cache needs nothing more), else from the rule set."""
     from . import rulecache
 
-    if name in rulecache.PROLOGUE_TABLES and not _load_cached.cache_info().currsize:
-        tables = rulecache.load_prologue(bundled_rules_dir(), (), _cached_modules())
-        if tables is not None and tables.get(name) is not None:
-            return tables[name]
-    return load_ruleset().tables.get(name)
+    key = tuple(Path(p).resolve() for p in extra)
+    if key not in _LOADED:
+        facts = rulecache.load_prologue(bundled_rules_dir(), key, _cached_modules())
+        if facts is not None and name in facts:
+            return facts[name]
+    return _load_cached(key).prologue()[name]
+
+
+_LOADED: set[tuple[Path, ...]] = set()  # the rule sets this process has loaded
 
 
 def _cached_modules() -> tuple[Path, ...]:
@@ -764,6 +776,7 @@ def _load_cached(extra: tuple[Path, ...]) -> RuleSet:
 
     base = bundled_rules_dir()
     modules = _cached_modules()
+    _LOADED.add(extra)
     cached = rulecache.load(base, extra, RuleSet, modules)
     if cached is not None:
         _check_required(cached)
