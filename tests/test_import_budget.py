@@ -115,7 +115,12 @@ def test_a_one_file_check_imports_only_what_it_uses(
     answered, answered_modules = _imported(tmp_path, "check", name, "--target", "npu", cache=cache)
     assert answered.stdout == first.stdout
     analysis = ("cudaport.engine.engine", "cudaport.analyzers.c", "cudaport.analyzers.python", "tree_sitter")
-    assert _within(answered_modules, (*NOT_IN_A_CHECK, *analysis)) == []
+    assert _within(answered_modules, (*NOT_IN_A_CHECK, *analysis, "json", "threading")) == []
+    # and with no target named, not even the rule data: its pickle is never read
+    filled, _ = _imported(tmp_path, "check", name, cache=cache)
+    plain, plain_modules = _imported(tmp_path, "check", name, cache=cache)
+    assert plain.returncode == filled.returncode and plain.stdout == filled.stdout and plain.stdout, plain.stderr
+    assert _within(plain_modules, (*analysis, "pickle")) == []
 
 
 def test_the_json_format_does_not_load_the_ci_formats(tmp_path: Path) -> None:

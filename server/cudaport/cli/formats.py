@@ -6,7 +6,6 @@ with the findings waiting in a temporary spool (on disk past a few megabytes), n
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any, Protocol, TextIO
 
@@ -20,8 +19,16 @@ from .excerpts import excerpt
 from .ruledoc import rule_markdown, rule_text
 from .statistics import ApiStatisticsSection
 
-# One encoder for every diagnostic: json.dumps with an option builds a new one per call.
-_UNICODE_JSON = json.JSONEncoder(ensure_ascii=False)
+
+@functools.lru_cache(maxsize=1)
+def _unicode_json() -> Any:
+    """One encoder for every diagnostic (json.dumps with an option builds a new one per call), made when a JSON
+    or SARIF section first writes: a text run loads no json."""
+    import json
+
+    return json.JSONEncoder(ensure_ascii=False)
+
+
 SPOOL_IN_MEMORY = 4 * 1024 * 1024  # characters a spool keeps in memory before it moves to a temporary file
 
 
@@ -234,12 +241,14 @@ class JsonSection:
         if not result.diagnostics:
             return
         separator, indent = (", ", "") if self.compact else (",\n", "  ")
-        encode = _UNICODE_JSON.encode
+        encode = _unicode_json().encode
         items = [indent + encode(_json_diagnostic(diag)) for diag in result.diagnostics]
         self._spool.write((separator if self._items else "") + separator.join(items))  # a file's at once
         self._items += len(items)
 
     def write(self, totals: RunTotals, out: TextIO) -> None:
+        import json
+
         head = {"version": 1, "target": totals.target, "files_scanned": totals.files_scanned}
         out.write(json.dumps(head, ensure_ascii=False)[:-1] + ', "diagnostics": [')
         if not self.compact:
@@ -300,10 +309,12 @@ class SarifSection:
 
     def add(self, result: FileFindings) -> None:
         for diag in result.diagnostics:
-            text = _UNICODE_JSON.encode(_sarif_result(diag))
+            text = _unicode_json().encode(_sarif_result(diag))
             self._spool.write(f"{diag.rule}\t{text[:-1]}\n")  # the JSON never holds a raw newline
 
     def write(self, totals: RunTotals, out: TextIO) -> None:
+        import json
+
         ruleset = self.ruleset
         rules = [ruleset.rules[code] for code in sorted(totals.by_rule) if code in ruleset.rules]
         index = {rule.code: i for i, rule in enumerate(rules)}
@@ -423,6 +434,8 @@ class StatisticsSection:
 
 
 def render_statistics(totals: RunTotals, ruleset: RuleSet, as_json: bool = False, compact: bool = False) -> str:
+    import json
+
     rows = sorted(totals.by_rule.items(), key=lambda item: (-item[1], item[0]))
     levels = totals.levels
     if as_json:
@@ -547,6 +560,8 @@ class CheckOutput:
         if documents and self.fmt == "sarif":
             out.write(_SARIF_HEAD)
         elif documents and self.several:
+            import json
+
             out.write(f'{{"version": 1, "targets": {json.dumps(self.targets, ensure_ascii=False)}, "runs": [')
         headings = self.several and not documents and self.fmt != "github"
         for position, target in enumerate(self.targets):

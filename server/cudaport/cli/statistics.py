@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import TextIO
 
@@ -31,6 +30,8 @@ class ApiStatisticsSection:
 
     def write(self, totals: RunTotals, out: TextIO) -> None:
         if self.as_json:
+            import json  # the JSON form only
+
             data = {
                 "target": totals.target,
                 "files": {path: _rows(counts) for path, counts in self.per_file.items()},

@@ -14,20 +14,19 @@ CUDA names; a Python file on the packages and linter configuration above it, on 
 PyTorch release the project requires). The questions are the ones the analyzers put to their FileContext; a
 RecordingContext keeps them while a file is analysed.
 
-What a record holds is plain data (tuples, strings, numbers) pickled: the runner's per-file results before any
-formatting, each finding with its fixes, in the order the analysis gave them. A record that is missing, truncated,
-corrupt or from another version is a miss, rewritten after the file is analysed; records are written whole to a
-temporary file and renamed into place, so concurrent runs never read half of one. A cache folder that cannot be
-written is said once, and the run goes on without the cache. Binary kinds (ELF), read by their analyzer a header at
-a time, are never cached. The language server's workspace scan reads and writes the same records
-(runner.check_path_cached).
-"""
+What a record holds is plain data (tuples, strings, numbers) in marshal's form (no pickle to load at start-up): the
+runner's per-file results before any formatting, each finding with its fixes, in the order the analysis gave them. A
+record that is missing, truncated, corrupt or from another version is a miss, rewritten after the file is analysed;
+records are written whole to a temporary file and renamed into place, so concurrent runs never read half of one. A
+cache folder that cannot be written is said once, and the run goes on without the cache. Binary kinds (ELF), read by
+their analyzer a header at a time, are never cached. The language server's workspace scan reads and writes the same
+records (runner.check_path_cached)."""
 
 from __future__ import annotations
 
 import contextlib
+import marshal
 import os
-import pickle
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -59,7 +58,7 @@ try:  # CPython's own BLAKE2: hashlib would load OpenSSL first, a tenth of a one
 except ImportError:  # another Python
     from hashlib import blake2b
 
-FORMAT = 2  # bump when the layout of a record changes
+FORMAT = 3  # bump when the layout of a record changes (3: marshal, not pickle)
 MAGIC = b"cudaport results %d\n" % FORMAT
 FOLDER_NAME = ".cudaport_cache"
 ENV_DIR = "CUDAPORT_RESULTS_CACHE_DIR"
@@ -301,7 +300,7 @@ def _file_facts(
     plan = listed.get(key)
     if plan is None:
         settings, rules = engine if isinstance(engine, tuple) else (engine.settings, engine.ruleset)
-        plan = listed[key] = pickle.dumps(records.astuple(dualplan.plan_for(settings, rules, source_path.path)))
+        plan = listed[key] = marshal.dumps(records.astuple(dualplan.plan_for(settings, rules, source_path.path)))
     return (plan, _siblings(source_path.path, listed))
 
 
@@ -442,7 +441,7 @@ class ResultCache:
                 if handle.readline() != MAGIC:
                     return None
                 raw = handle.read()
-            fields = pickle.loads(raw)
+            fields = marshal.loads(raw)
             digest, encoding, recorded_status, facts, questions, provenance, results = fields
         except FileNotFoundError:
             return None
@@ -492,7 +491,7 @@ class ResultCache:
     @staticmethod
     def decode(source_path: SourcePath, lookup: Lookup, targets: Sequence[str]) -> Cached:
         assert lookup.hit is not None
-        results = pickle.loads(lookup.hit)[-1]
+        results = marshal.loads(lookup.hit)[-1]
         return _decode_results(source_path, results, targets)
 
     def _stat(self, path: str) -> tuple[int, int] | None:
@@ -591,7 +590,7 @@ class ResultCache:
         try:
             path = self.record_path(source_path)
             path.parent.mkdir(exist_ok=True)
-            write_whole(path, MAGIC + pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
+            write_whole(path, MAGIC + marshal.dumps(record))
         except Exception as exc:  # a full disk, a folder removed meanwhile: the next run analyses it again
             _not_written(source_path, exc)
 

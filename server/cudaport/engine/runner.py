@@ -5,7 +5,6 @@ memory follows the largest file, not the tree. `fix` over a tree (rewrite.batch)
 from __future__ import annotations
 
 import itertools
-import json
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -77,6 +76,8 @@ def _cell_text(raw: str) -> str:
     """`"x = torch.cuda.foo()\\n",` (a line of a notebook's JSON) as the code it holds; anything else as it is."""
     body = raw[:-1] if raw.endswith(",") else raw
     if len(body) >= 2 and body.startswith('"') and body.endswith('"'):
+        import json  # notebooks only
+
         try:
             decoded = json.loads(body)
         except ValueError:

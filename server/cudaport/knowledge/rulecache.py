@@ -8,7 +8,7 @@ longer matches: the cudaport version, the Python version, the modules whose clas
 modification time of every rule file.
 
 The layout after the fingerprint line: the length of the prologue (8 bytes, little-endian) and the prologue, one
-pickle of the few facts a run needs before it knows it will analyse anything (RuleSet.prologue: the file kinds,
+marshal of the few facts a run needs before it knows it will analyse anything (RuleSet.prologue: the file kinds,
 which file selection asks for; what the results cache's checks ask), so that a run answered whole by the results
 cache reads nothing else; the length of the head (8 bytes,
 little-endian); the head, one pickle of
@@ -21,8 +21,8 @@ The operator data (rules/operators/) stays pickled in the head until a Python fi
 
 from __future__ import annotations
 
+import marshal
 import os
-import pickle
 import sys
 import zlib
 from array import array
@@ -58,6 +58,8 @@ class LazySymbols(MutableMapping[str, Any]):
         if position is None or position < 0:
             return default
         start = self._ends[position - 1] if position else 0
+        import pickle  # loaded by `load`, which made this table: a name look-up, not an import
+
         found = self._decoded[name] = pickle.loads(self._read(start, self._ends[position] - start))
         return found
 
@@ -99,7 +101,8 @@ def fingerprint(rules_dir: Path, extra: tuple[Path, ...], modules: tuple[Path, .
     """What the cached tables were built from, as one line of text (compared whole, never hashed: a stat of each
     file, no read of its contents); any change makes the cache stale. `modules`: the source files of the classes
     the cache pickles."""
-    parts = [f"{FORMAT}.{LAYOUT} {__version__} {sys.version_info[0]}.{sys.version_info[1]} {pickle.HIGHEST_PROTOCOL}"]
+    # the Python version decides pickle's and marshal's formats
+    parts = [f"{FORMAT}.{LAYOUT} {__version__} {sys.version_info[0]}.{sys.version_info[1]}"]
     files = list(modules)
     for folder, _dirs, names in sorted(os.walk(rules_dir)):
         files.extend(Path(folder) / name for name in sorted(names))
@@ -109,6 +112,8 @@ def fingerprint(rules_dir: Path, extra: tuple[Path, ...], modules: tuple[Path, .
 
 def load(rules_dir: Path, extra: tuple[Path, ...], kind: type[Cached], modules: tuple[Path, ...]) -> Cached | None:
     """The cached rule set (a `kind`) for these rule files, or None (no cache, stale, unreadable: build it)."""
+    import pickle  # here, not at the top: a run answered by the results cache reads only the prologue
+
     folder = cache_dir()
     if folder is None:
         return None
@@ -172,7 +177,7 @@ def load_prologue(rules_dir: Path, extra: tuple[Path, ...], modules: tuple[Path,
             if handle.readline().rstrip(b"\n") != fingerprint(rules_dir, extra, modules):
                 return None
             size = int.from_bytes(handle.read(8), "little")
-            tables = pickle.loads(handle.read(size))
+            tables = marshal.loads(handle.read(size))
     except Exception:  # missing, truncated, corrupt: the whole load says why, and rebuilds
         return None
     return tables if isinstance(tables, dict) else None
@@ -192,6 +197,8 @@ def _reader(descriptor: int, base: int) -> Callable[[int, int], bytes]:
 def store(rules_dir: Path, extra: tuple[Path, ...], ruleset: Any, built_from: bytes) -> None:
     """Write the cache for a RuleSet just built from the files `built_from` fingerprints (taken before reading
     them, so that a file changed meanwhile makes this cache stale, not wrong). Never raises."""
+    import pickle
+
     folder = cache_dir()
     if folder is None:
         return
@@ -212,7 +219,7 @@ def store(rules_dir: Path, extra: tuple[Path, ...], ruleset: Any, built_from: by
             head._operators_pickled = pickle.dumps(head.operators, protocol=pickle.HIGHEST_PROTOCOL)
             head._operators = None
         head_bytes = pickle.dumps((head, index, ends.tobytes()), protocol=pickle.HIGHEST_PROTOCOL)
-        prologue = pickle.dumps(ruleset.prologue(), protocol=pickle.HIGHEST_PROTOCOL)
+        prologue = marshal.dumps(ruleset.prologue())  # plain data, read by a start that loads no pickle
     except Exception as exc:  # a table that does not pickle: run without the cache
         debug("rule cache %s not written (%s: %s)", path, type(exc).__name__, exc)
         return

@@ -7,11 +7,11 @@ names, so those names are not work left to do.
 
 from __future__ import annotations
 
+import _thread
 import functools
 import os
 import re
 import sys
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
@@ -99,7 +99,7 @@ class ProjectIndex:
         self._listed: dict[str, frozenset[str]] = {}  # folder -> its names, for the look-ups of include names
         self._closures: dict[tuple[Path, tuple[str, ...]], _Closure] = {}
         self._by_name: dict[str, list[Path]] | None = None  # header file name -> its paths under the roots
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()  # threading's Lock, without loading threading
         # While the results cache records a file's analysis: what the answers about it came from.
         self.recording: Provenance | None = None
 
