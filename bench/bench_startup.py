@@ -8,8 +8,9 @@ first diagnostics of one opened file, pushed and pulled, with the cache warm (th
 to `initialize` kept from the last start, so the prelude serves them before pygls loads: cudaport.lsp.prelude), with
 the answer not kept (the server starts whole first, as before the prelude) and cold. Target: <= 150 ms with the
 cache warm, for the check in either language and for the server's first diagnostics; the issue's targets:
-`--version` <= 30 ms, a one-file check <= 60 ms (bytecode and rule cache warm). Each line also gives its median as a
-multiple of `python -c pass`.
+`--version` <= 30 ms, a one-file check <= 60 ms (bytecode and rule cache warm). "caches warm": the rule cache and
+the results cache (the file checked before, unchanged: its results read back); "--no-cache, rule cache warm": the
+file analysed (as after an edit). Each line also gives its median as a multiple of `python -c pass`.
 
     .venv/bin/python bench/bench_startup.py [--rounds 15] [--file examples/cuda/saxpy.cu] [--no-server]
 
@@ -160,14 +161,15 @@ def main() -> int:
         command = [*program, "check", str(path), "--exit-zero"]
         name = path.name
         contenders += [
-            (f"check {name}, cache warm", lambda c=command: timed(c, _env(warm))),
+            (f"check {name}, caches warm", lambda c=command: timed(c, _env(warm))),
+            (f"check {name}, --no-cache, rule cache warm", lambda c=[*command, "--no-cache"]: timed(c, _env(warm))),
             (f"check {name}, python -m, cache warm", lambda p=path: timed([*module, "check", str(p)], _env(warm))),
             (f"check {name}, bytecode cold, cache warm", lambda c=command: timed(c, _env(copied, source))),
             (f"check {name}, cache cold", lambda c=command: timed(c, cold_env())),
             (f"check {name}, no cache", lambda c=command: timed(c, _env(None))),
         ]
     chinese = [*program, "check", str(files[0]), "--exit-zero", "--lang", "zh-CN"]
-    contenders.append((f"check {files[0].name}, zh-CN, cache warm", lambda: timed(chinese, _env(warm))))
+    contenders.append((f"check {files[0].name}, zh-CN, caches warm", lambda: timed(chinese, _env(warm))))
     if not args.no_server:
         unkept = scratch / "unkept"  # the rule cache warm, the initialize answer forgotten before each start
         for path in files:
@@ -206,7 +208,7 @@ def main() -> int:
         print(f"{label:<50} {best:>6.0f} {median:>7.0f} {best - python_best:>12.0f} {spent:>8.0f} {ratio:>8.1f}x")
         if label == "--version":
             verdicts.append((label, median, VERSION_TARGET_MS))
-        elif label.startswith("check") and label.endswith("cache warm") and "cold" not in label and "-m" not in label:
+        elif label.startswith("check") and label.endswith(("caches warm", "rule cache warm")) and "-m" not in label:
             verdicts.append((label, median, CHECK_TARGET_MS if "zh-CN" not in label else TARGET_MS))
         elif label.endswith(", warm"):
             verdicts.append((label, median, TARGET_MS))
