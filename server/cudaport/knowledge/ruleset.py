@@ -747,14 +747,19 @@ def prologue_fact(name: str, extra: Iterable[Path] = ()) -> Any:
     """One of RuleSet.prologue's facts of the rule data (with `extra` files), from the rule cache's prologue when
     the rule set is not loaded yet (file selection needs the file kinds, the results cache's checks the PyTorch
     release of torch.accelerator; a run answered by the results cache needs nothing more), else from the rule set."""
-    from . import rulecache
-
     key = tuple(Path(p).resolve() for p in extra)
     if key not in _LOADED:
-        facts = rulecache.load_prologue(bundled_rules_dir(), key, _cached_modules())
+        facts = _prologue(key)
         if facts is not None and name in facts:
             return facts[name]
     return _load_cached(key).prologue()[name]
+
+
+@functools.lru_cache(maxsize=8)
+def _prologue(extra: tuple[Path, ...]) -> dict[str, Any] | None:
+    from . import rulecache
+
+    return rulecache.load_prologue(bundled_rules_dir(), extra, _cached_modules())
 
 
 _LOADED: set[tuple[Path, ...]] = set()  # the rule sets this process has loaded
