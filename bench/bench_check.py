@@ -80,8 +80,19 @@ def engine_check(engine: Engine, files: list[Path], root: Path) -> tuple[float, 
 
 def cli_run(root: Path, jobs: int, target: str, whole: bool) -> tuple[float, float]:
     """One CLI run; `jobs` 0 is the default (automatic)."""
-    command = [sys.executable, "-m", "cudaport", "check", str(root), "--target", target, "--format", "json",
-               "--exit-zero"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "cudaport",
+        "check",
+        str(root),
+        "--target",
+        target,
+        "--format",
+        "json",
+        "--exit-zero",
+        "--no-cache",
+    ]  # fmt: skip: cold runs, never the results cache
     if jobs:
         command += ["--jobs", str(jobs)]
     if not whole:

@@ -122,7 +122,16 @@ def measure(command: list[str], cwd: Path) -> Peak:
 
 
 def check_command(paths: list[Path], fmt: str, jobs: int, output: Path) -> list[str]:
-    command = [sys.executable, "-m", "cudaport", "check", *map(str, paths), "--exit-zero", "--no-progress"]
+    command = [
+        sys.executable,
+        "-m",
+        "cudaport",
+        "check",
+        *map(str, paths),
+        "--exit-zero",
+        "--no-progress",
+        "--no-cache",
+    ]
     if fmt == "statistics":
         command += ["--statistics"]
     else:

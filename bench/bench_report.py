@@ -130,7 +130,7 @@ def report_memory(
                 for name, env in runs.items():
                     out = work / f"{name}-{count}.{fmt}"
                     command = [sys.executable, "-m", "cudaport", "report", folder.name, "--target", targets,
-                               "-o", str(out), "--jobs", jobs, "--no-progress"]  # fmt: skip
+                               "-o", str(out), "--jobs", jobs, "--no-progress", "--no-cache"]  # fmt: skip
                     seconds, peak = peak_rss(command, folder.parent, env)
                     size = out.stat().st_size / 1e6
                     files, findings = counted(out) if fmt == "json" else ("-", "-")
@@ -169,7 +169,7 @@ def main() -> int:
     tree = fetch(args.corpus)
     targets = list(load_ruleset().targets)
     cli = [sys.executable, "-m", "cudaport"]
-    common = ["--jobs", args.jobs]
+    common = ["--jobs", args.jobs, "--no-cache"]  # each run analyses: never answered by the results cache
     if not python_supported():  # until the Python analyzer lands, `check` reports .py files as errors
         common += ["--extend-exclude", "*.py,*.pyi"]
     out = Path(tempfile.mkdtemp(prefix="bench-report-"))

@@ -207,7 +207,19 @@ def run_hipify(hipify: str, tree: Path) -> None:
 
 def person_lines(tree: Path) -> set[tuple[str, int]]:
     """(file, line) of every manual or blocker finding cudaport leaves in the fixed tree."""
-    command = [sys.executable, "-m", "cudaport", "check", ".", "--target", TARGET, "--format", "json", "--exit-zero"]
+    command = [
+        sys.executable,
+        "-m",
+        "cudaport",
+        "check",
+        ".",
+        "--target",
+        TARGET,
+        "--format",
+        "json",
+        "--exit-zero",
+        "--no-cache",
+    ]
     result = subprocess.run(command, cwd=tree, check=True, capture_output=True, text=True)
     document = json.loads(result.stdout)
     return {

@@ -25,7 +25,19 @@ DIFFICULTIES = ("portable", "mechanical", "manual", "blocker")
 
 
 def check(tree: Path, target: str) -> tuple[dict[str, object], float]:
-    command = [sys.executable, "-m", "cudaport", "check", ".", "--target", target, "--format", "json", "--exit-zero"]
+    command = [
+        sys.executable,
+        "-m",
+        "cudaport",
+        "check",
+        ".",
+        "--target",
+        target,
+        "--format",
+        "json",
+        "--exit-zero",
+        "--no-cache",
+    ]
     started = time.perf_counter()
     result = subprocess.run(command, cwd=tree, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - started

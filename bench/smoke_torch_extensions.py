@@ -66,7 +66,19 @@ def extension_lines(root: Path) -> set[tuple[str, int]]:
 
 
 def check(root: Path, target: str) -> list[dict[str, object]]:
-    command = [sys.executable, "-m", "cudaport", "check", ".", "--target", target, "--format", "json", "--exit-zero"]
+    command = [
+        sys.executable,
+        "-m",
+        "cudaport",
+        "check",
+        ".",
+        "--target",
+        target,
+        "--format",
+        "json",
+        "--exit-zero",
+        "--no-cache",
+    ]
     result = subprocess.run(command, cwd=root, capture_output=True, text=True, check=True)
     return list(json.loads(result.stdout)["diagnostics"])
 
