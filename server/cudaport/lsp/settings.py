@@ -14,6 +14,7 @@ from lsprotocol import types
 
 from ..i18n import N_, t
 from ..knowledge.filekinds import file_kinds
+from ..model import folders
 from ..project.config import CONFIG_FILES
 from . import language, logs, startup
 from .client import Client
@@ -172,6 +173,7 @@ class EditorSettings:
     def did_change_watched_files(self, params: types.DidChangeWatchedFilesParams) -> None:
         configuration = self.store.configuration
         config_changed = False
+        folders.forget()  # a file created or deleted changes what the folders above the documents hold
         for change in params.changes:
             path = uri_path(change.uri)
             if path is None:

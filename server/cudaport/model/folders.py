@@ -25,3 +25,8 @@ def has_file(folder: str, name: str) -> bool:
 def has_entry(folder: str, name: str) -> bool:
     """Whether `folder` holds anything called `name` that exists (a dangling link does not)."""
     return name in listing(folder) and os.path.exists(os.path.join(folder, name))
+
+
+def forget() -> None:
+    """Drop the listings (a long-lived process, told that files were created or deleted)."""
+    listing.cache_clear()
