@@ -16,6 +16,7 @@ from ..model.records import record
 from .config import DEFAULT_EXCLUDE, Settings
 from .ignorefiles import IgnoreRules
 from .includes import checkout_root
+from .walking import walk
 
 
 @record(frozen=True, slots=True)
@@ -276,7 +277,7 @@ def discover(paths: Iterable[str], settings: Settings) -> Iterator[SourcePath | 
         # A file's key among those seen is its real path: the walk's real top and the path below it (the walk
         # never enters a linked folder), through the link for a file that is one.
         real_top = os.path.realpath(path)
-        for folder_text, relative, folders, files in _walk(str(path)):
+        for folder_text, relative, folders, files in walk(str(path)):
             folder = Path(folder_text)
             kept = []
             for name, link in folders:
@@ -301,43 +302,6 @@ def discover(paths: Iterable[str], settings: Settings) -> Iterator[SourcePath | 
                     continue
                 seen.add(key)
                 yield SourcePath(_label(given, os.path.join(relative, name)), file_path, language)
-
-
-def _walk(top: str) -> Iterator[tuple[str, str, list[tuple[str, bool]], list[tuple[str, bool]]]]:
-    """os.walk's walk, top-down with each folder's entries sorted by name: (the folder, its path below `top` ("" for
-    `top`), its folders and its files, each as (name, whether it is a symbolic link)). Pruning the folders' list
-    prunes the walk; a linked folder is listed, never entered. The entries' types come from the listing itself
-    (os.scandir), not from a system call each."""
-    try:
-        with os.scandir(top) as listing:
-            entries = sorted(listing, key=lambda entry: entry.name)
-    except OSError:
-        return
-    yield from _walk_entries(top, "", entries)
-
-
-def _walk_entries(
-    folder: str, relative: str, entries: list[os.DirEntry[str]]
-) -> Iterator[tuple[str, str, list[tuple[str, bool]], list[tuple[str, bool]]]]:
-    folders: list[tuple[str, bool]] = []
-    files: list[tuple[str, bool]] = []
-    for entry in entries:
-        try:
-            is_folder = entry.is_dir()
-        except OSError:
-            is_folder = False
-        (folders if is_folder else files).append((entry.name, entry.is_symlink()))
-    yield folder, relative, folders, files
-    for name, link in folders:
-        if link:
-            continue
-        below = os.path.join(folder, name)
-        try:
-            with os.scandir(below) as listing:
-                inner = sorted(listing, key=lambda entry: entry.name)
-        except OSError:
-            continue
-        yield from _walk_entries(below, os.path.join(relative, name) if relative else name, inner)
 
 
 def _label(given: str, relative: str) -> str:

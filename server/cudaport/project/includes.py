@@ -18,6 +18,7 @@ from pathlib import Path
 from ..analyzers.common.base import IncludeFacts, ShimMapping
 from ..knowledge.ruleset import RuleSet
 from ..model.records import record
+from .walking import walk
 
 # Literal first, so the regex engine skips ahead to each `#`; the line start is checked by hand (at_line_start).
 _INCLUDE = re.compile(rb'#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]')
@@ -353,36 +354,24 @@ class ProjectIndex:
             listing = {}
             listed = folders = 0
             for root in _outermost(self.roots):
-                # depth first with os.scandir: each entry's type comes from the listing, and a build tree is known
-                # by its own listing (CMake's cache in it), not by a look-up per folder
-                stack = [str(root)]
-                while stack and listed <= _MAX_LISTED and folders <= _MAX_LISTED:
-                    folder = stack.pop()
-                    try:
-                        with os.scandir(folder) as scan:
-                            entries = list(scan)
-                    except OSError:
-                        continue
-                    if folders and any(e.name == "CMakeCache.txt" and e.is_file() for e in entries):
-                        continue  # a build tree (generated headers)
+                for folder, _relative, subfolders, files in walk(str(root)):
+                    if folders and any(name == "CMakeCache.txt" for name, _ in files):
+                        subfolders[:] = []
+                        continue  # a build tree (generated headers): CMake's cache in it
                     folders += 1
-                    below = []
-                    for entry in entries:
-                        name = entry.name
-                        try:
-                            is_folder = entry.is_dir()
-                        except OSError:
-                            continue
-                        if is_folder:
-                            # hidden folders (.git, .venv, caches, a benchmark's downloads) and build outputs hold
-                            # no header of the project; a linked folder is not entered (os.walk's way)
-                            hidden = name in _SKIPPED_FOLDERS or name.startswith(".")
-                            if not (hidden or entry.is_symlink() or _build_name(name)):
-                                below.append(entry.path)
-                        elif os.path.splitext(name)[1].lower() in _SEARCHED_SUFFIXES:
-                            listing.setdefault(name, []).append(Path(os.path.normpath(entry.path)))
+                    # hidden folders (.git, .venv, caches, a benchmark's downloads) and build outputs hold no
+                    # header of the project
+                    subfolders[:] = [
+                        (name, link)
+                        for name, link in subfolders
+                        if not (name in _SKIPPED_FOLDERS or name.startswith(".") or _build_name(name))
+                    ]
+                    for name, _link in files:
+                        if os.path.splitext(name)[1].lower() in _SEARCHED_SUFFIXES:
+                            listing.setdefault(name, []).append(Path(os.path.normpath(os.path.join(folder, name))))
                             listed += 1
-                    stack.extend(reversed(below))
+                    if listed > _MAX_LISTED or folders > _MAX_LISTED:
+                        break
             with self._lock:
                 self._by_name = listing
         return listing.get(basename, [])
