@@ -3,10 +3,14 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 from pathlib import Path
 
-from conftest import Cli, copy_fixtures
+from conftest import REPO, Cli, copy_fixtures
+
+_EXPECTED = shutil.ignore_patterns("expected")
 
 DIAGNOSTIC_KEYS = [
     "path",
@@ -224,3 +228,24 @@ def test_statistics_text_and_json(cli: Cli, workdir: Path) -> None:
         "CP2002",
     ]
     assert data["summary"] == {"portable": 12, "mechanical": 35, "manual": 19, "blocker": 0}
+
+
+def test_each_json_diagnostic_is_what_json_dumps_writes(cli: Cli, workdir: Path) -> None:
+    """The diagnostics are written field by field (cli.formats._json_diagnostic): each line is exactly json.dumps of
+    its fields, for every kind of value they hold (a notebook's cell fields first, nulls, quotes, backslashes and
+    non-ASCII text in a path and in Chinese messages)."""
+    copy_fixtures(workdir, ["runtime_check.cu", "warp_reduce.cu", "gbk_comments.cu"])
+    shutil.copytree(REPO / "tests" / "fixtures" / "python", workdir / 'py "quoted" \\ 路径', ignore=_EXPECTED)
+    shutil.copy(REPO / "tests" / "fixtures" / "inventory" / "explore.ipynb", workdir / "explore.ipynb")
+    seen: set[str] = set()
+    for language in ("en", "zh-CN"):
+        done = cli("check", ".", "--format", "json", "--exit-zero", "--lang", language, "--target", "npu", cwd=workdir)
+        lines = [line.strip().rstrip(",") for line in done.out.splitlines() if line.startswith('  {"')]
+        assert len(lines) == len(done.json()["diagnostics"]) > 20
+        for line in lines:
+            fields = json.loads(line)
+            assert json.dumps(fields, ensure_ascii=False) == line
+            seen |= {key for key, value in fields.items() if value is None} | set(fields)
+    assert {"cell", "cell_line", "symbol", "replacement"} <= seen
+    assert any(d["replacement"] is None for d in done.json()["diagnostics"])
+    assert any("路径" in d["path"] and '"' in d["path"] for d in done.json()["diagnostics"])
