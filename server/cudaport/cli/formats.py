@@ -6,7 +6,8 @@ with the findings waiting in a temporary spool (on disk past a few megabytes), n
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+import io
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import IO, Any, Protocol, TextIO
 
 from .. import __version__, i18n
@@ -33,29 +34,46 @@ SPOOL_IN_MEMORY = 4 * 1024 * 1024  # characters a spool keeps in memory before i
 
 
 class _Spool:
-    """Text written now and copied out later."""
+    """Text written now and copied out later: in memory up to SPOOL_IN_MEMORY characters, then in a temporary
+    file (tempfile, and what it loads, only for an output that large)."""
 
     def __init__(self) -> None:
-        import tempfile  # text output of one target never spools
-
-        self._file: IO[str] = tempfile.SpooledTemporaryFile(  # noqa: SIM115 (closed by copy_to / close)
-            max_size=SPOOL_IN_MEMORY, mode="w+", encoding="utf-8", newline="\n"
-        )
+        self._parts: list[str] = []
+        self._size = 0
+        self._file: IO[str] | None = None
 
     def write(self, text: str) -> None:
-        self._file.write(text)
+        if self._file is not None:
+            self._file.write(text)
+            return
+        self._parts.append(text)
+        self._size += len(text)
+        if self._size > SPOOL_IN_MEMORY:
+            import tempfile
 
-    def lines(self) -> IO[str]:
+            self._file = tempfile.TemporaryFile(mode="w+", encoding="utf-8", newline="\n")  # noqa: SIM115
+            self._file.write("".join(self._parts))
+            self._parts = []
+
+    def lines(self) -> Iterable[str]:
+        if self._file is None:
+            return io.StringIO("".join(self._parts))
         self._file.seek(0)
         return self._file
 
     def copy_to(self, out: TextIO) -> None:
+        if self._file is None:
+            for part in self._parts:
+                out.write(part)
+            return
         self._file.seek(0)
         while chunk := self._file.read(1 << 16):
             out.write(chunk)
 
     def close(self) -> None:
-        self._file.close()
+        self._parts = []
+        if self._file is not None:
+            self._file.close()
 
 
 class _Section(Protocol):
