@@ -259,7 +259,8 @@ class JsonSection:
         if not result.diagnostics:
             return
         separator, indent = (", ", "") if self.compact else (",\n", "  ")
-        items = [indent + _json_diagnostic(diag) for diag in result.diagnostics]
+        quote = _string_encoder()
+        items = [indent + _json_diagnostic(diag, quote) for diag in result.diagnostics]
         self._spool.write((separator if self._items else "") + separator.join(items))  # a file's at once
         self._items += len(items)
 
@@ -284,31 +285,24 @@ class JsonSection:
         self._spool.close()
 
 
-def _json_diagnostic(diag: Diagnostic) -> str:
-    """One diagnostic as JSON text, written field by field: json's encoder takes a dict's text through more steps
-    than these fixed fields need (it was a fifth of a warm `check --format json` of cuda-samples). The text is what
-    json.dumps(..., ensure_ascii=False) makes of the same fields in this order (tests/test_output_formats.py)."""
+def _json_diagnostic(diag: Diagnostic, quote: Callable[[str], str]) -> str:
+    """One diagnostic as JSON text, written field by field (`quote`: _string_encoder()): json's encoder takes a
+    dict's text through more steps than these fixed fields need (it was a fifth of a warm `check --format json` of
+    cuda-samples). The text is what json.dumps(..., ensure_ascii=False) makes of the same fields in this order
+    (tests/test_output_formats.py)."""
     finding = diag.finding
     data = finding.data
-    text = _json_string
+    symbol, replacement, fix, dual = finding.symbol, finding.replacement, finding.fix, finding.dual
     cell = f'"cell": {int(data["cell"])}, "cell_line": {int(data.get("cell_line", "0"))}, ' if "cell" in data else ""
     return (
-        f'{{{cell}"path": {text(diag.path)}, "line": {int(diag.line)}, "column": {int(diag.column)}, '
-        f'"end_line": {int(diag.end_line)}, "end_column": {int(diag.end_column)}, "rule": {text(finding.rule)}, '
-        f'"difficulty": {text(finding.difficulty.label)}, "severity": {text(finding.severity.label)}, '
-        f'"message": {text(finding.message)}, "symbol": {text(finding.symbol)}, '
-        f'"replacement": {text(finding.replacement)}, "fixable": {_JSON_BOOL[bool(finding.fixable)]}, '
-        f'"dual_stack_fixable": {_JSON_BOOL[bool(finding.dual_fixable)]}}}'
+        f'{{{cell}"path": {quote(diag.path)}, "line": {diag.line}, "column": {diag.column}, '
+        f'"end_line": {diag.end_line}, "end_column": {diag.end_column}, "rule": {quote(finding.rule)}, '
+        f'"difficulty": "{finding.difficulty.label}", "severity": "{finding.severity.label}", '
+        f'"message": {quote(finding.message)}, "symbol": {"null" if symbol is None else quote(symbol)}, '
+        f'"replacement": {"null" if replacement is None else quote(replacement)}, '
+        f'"fixable": {"true" if fix is not None and fix.is_safe else "false"}, '
+        f'"dual_stack_fixable": {"true" if dual is not None and dual.is_safe else "false"}}}'
     )
-
-
-_JSON_BOOL = {True: "true", False: "false"}
-
-
-def _json_string(value: str | None) -> str:
-    if value is None:
-        return "null"
-    return _string_encoder()(value)
 
 
 @functools.lru_cache(maxsize=1)

@@ -391,7 +391,8 @@ class Scan:
         targets, excerpts, line_text = self.targets, self._excerpts, self._line_text
 
         def answer(source_path: SourcePath, found: Lookup) -> list[FileFindings]:
-            results = [cache.decode(source_path, found, targets).results[t] for t in targets]
+            decoded = cache.decode(source_path, found, targets).results  # every target's at once
+            results = [decoded[t] for t in targets]
             if (excerpts or line_text) and any(r.diagnostics for r in results):
                 # The record keeps findings, not text: the lines are read back from the file as it is.
                 data = read_source(source_path.path, self._settings.max_file_size).data
