@@ -256,7 +256,8 @@ def test_a_settled_file_is_known_by_its_status_and_a_rewrite_that_keeps_size_and
 
     def statuses() -> list[object]:
         records = sorted(p for p in (cache / "results").rglob("*") if p.is_file())
-        return [marshal.loads(p.read_bytes().split(b"\n", 1)[1])[2] for p in records]
+        heads = [p.read_bytes().split(b"\n", 1)[1] for p in records]  # the head's length, the head, the results
+        return [marshal.loads(h[8 : 8 + int.from_bytes(h[:8], "little")])[2] for h in heads]
 
     first = rules()
     assert first and statuses() == [None, None]  # written just now: racy, so compared by their bytes

@@ -5,8 +5,9 @@ Where: `.cudaport_cache/` in the project's root (with a `.gitignore` of `*` and 
 `--cache-dir`, else $CUDAPORT_RESULTS_CACHE_DIR, else `cache-dir` of the configuration; `--no-cache` (or
 CUDAPORT_NO_CACHE=1) turns it off. One record per file, under `results/`, named by what the file's results depend
 on that a run knows before reading it: cudaport's version and code, the rule data, the configuration that changes
-an analysis, the language of messages, the file's absolute path. The record holds a digest of the file's bytes and
-the answers to every question the analysis asked about the project around the file, with the results.
+an analysis, the language of messages, the file's absolute path. The record's head holds a digest of the file's
+bytes, its status (size, times, inode) and the answers to every question the analysis asked about the project
+around the file; the results follow it, read only when the head holds.
 
 A record is used when the file's bytes have that digest and each of those questions, asked again now, has the same
 answer: a file's results depend on more than its bytes (a C file on the project headers it includes, which may map
@@ -58,7 +59,7 @@ try:  # CPython's own BLAKE2: hashlib would load OpenSSL first, a tenth of a one
 except ImportError:  # another Python
     from hashlib import blake2b
 
-FORMAT = 3  # bump when the layout of a record changes (3: marshal, not pickle)
+FORMAT = 4  # bump when the layout of a record changes (4: the head apart from the results; 3: marshal)
 MAGIC = b"cudaport results %d\n" % FORMAT
 FOLDER_NAME = ".cudaport_cache"
 ENV_DIR = "CUDAPORT_RESULTS_CACHE_DIR"
@@ -441,14 +442,17 @@ class ResultCache:
                 if handle.readline() != MAGIC:
                     return None
                 raw = handle.read()
-            fields = marshal.loads(raw)
-            digest, encoding, recorded_status, facts, questions, provenance, results = fields
+            # the head is read to judge the record; the results stay bytes until the file's turn comes (decode)
+            size = int.from_bytes(raw[:8], "little")
+            head = marshal.loads(raw[8 : 8 + size])
+            digest, encoding, recorded_status, facts, questions, provenance, recorded_targets, sealed = head
+            payload = raw[8 + size :]
         except FileNotFoundError:
             return None
         except Exception:  # truncated, corrupt, another version's: analyse the file, and rewrite the record
             return None
-        if not isinstance(results, dict) or any(target not in results for target in targets):
-            return None
+        if any(target not in recorded_targets for target in targets) or _digest(payload) != sealed:
+            return None  # another set of targets, or results truncated or damaged since they were written
         if status is None or recorded_status != status:  # the file may have changed: its bytes tell
             try:
                 source = source or read_source(source_path.path, self.settings.max_file_size)
@@ -485,13 +489,13 @@ class ResultCache:
         except Exception:
             return None
         if refresh:  # the same bytes under a new status (a copy, a checkout): the next run need not read them
-            self._write(source_path, (digest, encoding, status, *fields[3:]))
-        return raw
+            self._write(source_path, (digest, encoding, status, *head[3:-1]), payload)
+        return payload
 
     @staticmethod
     def decode(source_path: SourcePath, lookup: Lookup, targets: Sequence[str]) -> Cached:
         assert lookup.hit is not None
-        results = marshal.loads(lookup.hit)[-1]
+        results = marshal.loads(lookup.hit)
         return _decode_results(source_path, results, targets)
 
     def _stat(self, path: str) -> tuple[int, int] | None:
@@ -579,18 +583,21 @@ class ResultCache:
                 _file_facts(engine, source_path, self._listed),
                 sorted(pending.questions.items()),
                 pending.provenance,
-                plain,
+                tuple(plain),
             )
+            results = marshal.dumps(plain)
         except Exception as exc:
             _not_written(source_path, exc)
             return
-        self._write(source_path, record)
+        self._write(source_path, record, results)
 
-    def _write(self, source_path: SourcePath, record: tuple[Any, ...]) -> None:
+    def _write(self, source_path: SourcePath, head: tuple[Any, ...], results: bytes) -> None:
+        """A record: its head (what judges it) and its results (marshalled apart: read only for a hit)."""
         try:
             path = self.record_path(source_path)
             path.parent.mkdir(exist_ok=True)
-            write_whole(path, MAGIC + marshal.dumps(record))
+            written = marshal.dumps((*head, _digest(results)))  # the results' digest seals them
+            write_whole(path, b"".join([MAGIC, len(written).to_bytes(8, "little"), written, results]))
         except Exception as exc:  # a full disk, a folder removed meanwhile: the next run analyses it again
             _not_written(source_path, exc)
 
