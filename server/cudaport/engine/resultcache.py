@@ -390,10 +390,13 @@ class ResultCache:
 
     # -- naming ---------------------------------------------------------------------------------------------------
     def record_path(self, source_path: SourcePath) -> Path:
+        return Path(self._record_file(source_path))
+
+    def _record_file(self, source_path: SourcePath) -> str:
         # by the file's absolute path, not its label: `check .` and `check src/a.cu` and the language server's
         # workspace scan name one file three ways, and its record holds nothing of the label
         name = _digest(self.key, os.path.abspath(source_path.path)).hex()
-        return self.folder / "results" / name[:2] / name
+        return os.path.join(self.folder, "results", name[:2], name)
 
     @staticmethod
     def cacheable(source_path: SourcePath) -> bool:
@@ -438,7 +441,7 @@ class ResultCache:
     def _valid(self, source_path: SourcePath, targets: Sequence[str], source: SourceFile | None) -> bytes | None:
         try:
             status = None if source is not None else file_status(source_path.path)
-            with self.record_path(source_path).open("rb") as handle:
+            with open(self._record_file(source_path), "rb") as handle:
                 if handle.readline() != MAGIC:
                     return None
                 raw = handle.read()

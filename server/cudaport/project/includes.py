@@ -297,13 +297,13 @@ class ProjectIndex:
                 return found
         found = None
         first = name.replace("\\", "/").split("/", 1)[0]
-        for base in (folder, *list(folder.parents)[:_ANCESTOR_LEVELS], *self.roots):
+        for base in (*_ancestors(str(folder), _ANCESTOR_LEVELS), *self._root_texts()):
             # most places an include name is looked for do not hold its first part: one listing of the folder
             # tells so, instead of a system call per place and name
-            if _LISTED_NAMES_DECIDE and first not in ("", ".", "..") and first not in self._names(str(base)):
+            if _LISTED_NAMES_DECIDE and first not in ("", ".", "..") and first not in self._names(base):
                 continue
-            candidate = base / name
-            if candidate.is_file():
+            candidate = os.path.join(base, name)
+            if os.path.isfile(candidate):
                 found = Path(os.path.normpath(candidate))
                 break
         if found is None:
@@ -313,6 +313,9 @@ class ProjectIndex:
         if self.recording is not None:
             self.recording.resolutions.add((folder, name, found))
         return found
+
+    def _root_texts(self) -> list[str]:
+        return [str(root) for root in self.roots]
 
     def _names(self, folder: str) -> frozenset[str]:
         known = self._listed.get(folder)
@@ -393,6 +396,18 @@ def _build_name(name: str) -> bool:
     import fnmatch
 
     return any(fnmatch.fnmatchcase(name, p) for p in _BUILD_NAMES)
+
+
+def _ancestors(folder: str, levels: int) -> list[str]:
+    """`folder` and up to `levels` folders above it, as text (Path.parents, without a Path each)."""
+    found = [folder]
+    for _ in range(levels):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        found.append(parent)
+        folder = parent
+    return found
 
 
 def _absolute(path: Path) -> Path:
