@@ -185,12 +185,12 @@ class Selection:
         absolute = os.path.join(folder, path.name) if folder is not None else os.path.abspath(path)
         if excluded_by(path, self.settings, absolute=absolute) is not None:
             return t("excluded by a pattern")
-        return self._ignored(Path(absolute), False)
+        return self._ignored(absolute, False)
 
-    def _ignored(self, path: Path, is_dir: bool) -> str | None:
+    def _ignored(self, path: Path | str, is_dir: bool) -> str | None:
         if self.ignores is None:
             return None
-        found = self.ignores.ignored(path if path.is_absolute() else Path(os.path.abspath(path)), is_dir)
+        found = self.ignores.ignored(path if os.path.isabs(path) else os.path.abspath(path), is_dir)
         if found is None:
             return None
         source, line = found

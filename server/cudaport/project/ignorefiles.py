@@ -162,6 +162,7 @@ class IgnoreRules:
 
     def __init__(self) -> None:
         self._folders: dict[Path, tuple[RuleFile, ...]] = {}  # folder -> the rule files that apply in it
+        self._by_text: dict[str, tuple[RuleFile, ...]] = {}  # the same by the folder's path as text (a walk's)
         self._checkouts: dict[Path, Path | None] = {}
 
     def checkout(self, folder: Path) -> Path | None:
@@ -220,11 +221,15 @@ class IgnoreRules:
             return f"{relative}/{name}" if relative and relative != "." else name
         return str(folder / name)
 
-    def ignored(self, path: Path, is_dir: bool) -> tuple[str, str] | None:
-        """(the ignore file, its line) that leaves `path` out, or None. `path` must be absolute."""
+    def ignored(self, path: Path | str, is_dir: bool) -> tuple[str, str] | None:
+        """(the ignore file, its line) that leaves `path` out, or None. `path` must be absolute (and normalised)."""
         decided: tuple[str, str] | None = None
         text = str(path)
-        for rule_file in self.files_for(path.parent):
+        parent = os.path.dirname(text)
+        rule_files = self._by_text.get(parent)
+        if rule_files is None:
+            rule_files = self._by_text[parent] = self.files_for(Path(parent))
+        for rule_file in rule_files:
             base = rule_file.prefix
             if not text.startswith(base):
                 continue
