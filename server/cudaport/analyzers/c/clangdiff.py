@@ -57,8 +57,11 @@ def _outcome(scan: Scan, rule: str, symbol: str) -> Outcome | None:
 
 
 def _coordinates_in_min_max(scan: Scan) -> Iterator[Finding]:
+    data = scan.data
     for lo, hi in scan.windows:
-        for match in _MIN_MAX.finditer(scan.data, lo, hi):
+        if data.find(b"min", lo, hi) < 0 and data.find(b"max", lo, hi) < 0:
+            continue  # the pattern's regular expression tries every position: a window without either word is spared
+        for match in _MIN_MAX.finditer(data, lo, hi):
             found = scan.code_node(match.start(), match.end(1))
             if found is None or found[1] or not scan.wanted(match.start()):
                 continue

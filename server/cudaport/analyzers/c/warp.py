@@ -81,7 +81,11 @@ def _warp_assumptions(scan: Scan) -> Iterator[Finding]:
             shared_sizes.add(shared.start)
             yield shared
     matches = [m for lo, hi in scan.windows for m in _LITERAL.finditer(data, lo, hi)]
-    for name in (w for w in scan.words if (b"arp" in w or b"ARP" in w) and _WARP_LOG_BYTES.search(w)):
+    # a warp-log name (`warpBits`, `LOG_WARP`) has `arp` or `ARP` in it: a file without either has none, and its
+    # every word need not be looked at
+    named = b"arp" in data or b"ARP" in data
+    logs = (w for w in scan.words if (b"arp" in w or b"ARP" in w) and _WARP_LOG_BYTES.search(w)) if named else ()
+    for name in logs:
         for lo, hi in scan.windows:
             position = data.find(name, lo, hi)
             while position != -1:
