@@ -149,4 +149,3 @@ def test_links_a_walk_meets_are_read_once_and_linked_folders_never_entered(cli: 
     paths = [line.split()[0] for line in listed if line.strip()]
     assert [p for p in paths if p.endswith(".cu")] == ["src/A.cu", "src/b.cu", "src/dangling.cu", "src/outside_link.cu"]
     assert _scanned(cli, root) == ["src/A.cu", "src/b.cu", "src/outside_link.cu"]
-
