@@ -29,7 +29,7 @@ from pathlib import Path
 from tree_sitter import Parser
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import SDISTS, c_files, fetch
+from corpus import SDISTS, c_files, check_command, fetch
 from cudaport.analyzers.c.language import CUDA_LANGUAGE
 from cudaport.engine.engine import Engine
 from cudaport.project.config import load_settings
@@ -80,19 +80,7 @@ def engine_check(engine: Engine, files: list[Path], root: Path) -> tuple[float, 
 
 def cli_run(root: Path, jobs: int, target: str, whole: bool) -> tuple[float, float]:
     """One CLI run; `jobs` 0 is the default (automatic)."""
-    command = [
-        sys.executable,
-        "-m",
-        "cudaport",
-        "check",
-        str(root),
-        "--target",
-        target,
-        "--format",
-        "json",
-        "--exit-zero",
-        "--no-cache",
-    ]  # fmt: skip: cold runs, never the results cache
+    command = check_command(str(root), target)  # cold runs: never the results cache
     if jobs:
         command += ["--jobs", str(jobs)]
     if not whole:

@@ -42,6 +42,9 @@ from pathlib import Path
 
 from cudaport.knowledge.ruleset import load_ruleset
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import check_command
+
 C_SUFFIXES = {".cu", ".cuh", ".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".inl"}
 HIP_INCLUDE_ROOTS = [Path("/usr/include")]
 # Where Debian's HIP 5.2 and its libraries put their headers.
@@ -207,19 +210,7 @@ def run_hipify(hipify: str, tree: Path) -> None:
 
 def person_lines(tree: Path) -> set[tuple[str, int]]:
     """(file, line) of every manual or blocker finding cudaport leaves in the fixed tree."""
-    command = [
-        sys.executable,
-        "-m",
-        "cudaport",
-        "check",
-        ".",
-        "--target",
-        TARGET,
-        "--format",
-        "json",
-        "--exit-zero",
-        "--no-cache",
-    ]
+    command = check_command(".", TARGET)
     result = subprocess.run(command, cwd=tree, check=True, capture_output=True, text=True)
     document = json.loads(result.stdout)
     return {

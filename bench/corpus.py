@@ -22,6 +22,13 @@ SDISTS = {
 C_SUFFIXES = {".cu", ".cuh", ".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".inl"}
 
 
+def check_command(path: str, target: str) -> list[str]:
+    """`cudaport check PATH --target TARGET` as the benchmarks run it: JSON on stdout, exit 0 whatever it finds,
+    and without the results cache (each run analyses; none writes a cache folder into the corpus)."""
+    return [sys.executable, "-m", "cudaport", "check", path, "--target", target, "--format", "json", "--exit-zero",
+            "--no-cache"]  # fmt: skip
+
+
 def sdist(spec: str) -> Path:
     """The unpacked source distribution `name==version`, downloaded once with pip into bench/.corpus/<name>-<version>/
     (the folder holds the package's files directly)."""

@@ -21,23 +21,14 @@ import time
 from collections import Counter
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import check_command
+
 DIFFICULTIES = ("portable", "mechanical", "manual", "blocker")
 
 
 def check(tree: Path, target: str) -> tuple[dict[str, object], float]:
-    command = [
-        sys.executable,
-        "-m",
-        "cudaport",
-        "check",
-        ".",
-        "--target",
-        target,
-        "--format",
-        "json",
-        "--exit-zero",
-        "--no-cache",
-    ]
+    command = check_command(".", target)
     started = time.perf_counter()
     result = subprocess.run(command, cwd=tree, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - started

@@ -24,7 +24,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import C_SUFFIXES, pypi_sdist
+from corpus import C_SUFFIXES, check_command, pypi_sdist
 
 PROJECTS = {  # name: version, each with .cu sources that use the extension API
     "causal-conv1d": "1.7.0",  # dual-stack: namespace cub = hipcub under USE_ROCM
@@ -66,19 +66,7 @@ def extension_lines(root: Path) -> set[tuple[str, int]]:
 
 
 def check(root: Path, target: str) -> list[dict[str, object]]:
-    command = [
-        sys.executable,
-        "-m",
-        "cudaport",
-        "check",
-        ".",
-        "--target",
-        target,
-        "--format",
-        "json",
-        "--exit-zero",
-        "--no-cache",
-    ]
+    command = check_command(".", target)
     result = subprocess.run(command, cwd=root, capture_output=True, text=True, check=True)
     return list(json.loads(result.stdout)["diagnostics"])
 
