@@ -161,8 +161,7 @@ class IgnoreRules:
     """The ignore files that apply under a folder, read as a walk goes down. Thread-unsafe; cheap to build."""
 
     def __init__(self) -> None:
-        self._folders: dict[Path, tuple[RuleFile, ...]] = {}  # folder -> the rule files that apply in it
-        self._by_text: dict[str, tuple[RuleFile, ...]] = {}  # the same by the folder's path as text (a walk's)
+        self._folders: dict[str, tuple[RuleFile, ...]] = {}  # folder (as text) -> the rule files that apply in it
         self._checkouts: dict[Path, Path | None] = {}
 
     def checkout(self, folder: Path) -> Path | None:
@@ -178,7 +177,7 @@ class IgnoreRules:
 
     def files_for(self, folder: Path) -> tuple[RuleFile, ...]:
         """The rule files that apply to what lies in `folder`, outermost first."""
-        known = self._folders.get(folder)
+        known = self._folders.get(str(folder))
         if known is not None:
             return known
         checkout = self.checkout(folder)
@@ -196,7 +195,7 @@ class IgnoreRules:
             if found is not None:
                 own.append(found)
         result = (*inherited, *own)
-        self._folders[folder] = result
+        self._folders[str(folder)] = result
         return result
 
     def _checkout_files(self, checkout: Path) -> tuple[RuleFile, ...]:
@@ -226,9 +225,9 @@ class IgnoreRules:
         decided: tuple[str, str] | None = None
         text = str(path)
         parent = os.path.dirname(text)
-        rule_files = self._by_text.get(parent)
+        rule_files = self._folders.get(parent)  # a walk's files share their folder: no Path made for each
         if rule_files is None:
-            rule_files = self._by_text[parent] = self.files_for(Path(parent))
+            rule_files = self.files_for(Path(parent))
         for rule_file in rule_files:
             base = rule_file.prefix
             if not text.startswith(base):

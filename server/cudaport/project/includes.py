@@ -17,6 +17,8 @@ from pathlib import Path
 
 from ..analyzers.common.base import IncludeFacts, ShimMapping
 from ..knowledge.ruleset import RuleSet
+from ..model.folders import forget as forget_listings
+from ..model.folders import listing
 from ..model.records import record
 from .walking import walk
 
@@ -94,10 +96,10 @@ class ProjectIndex:
         # the results cache's checks of a file's includes)
         self._rules = ruleset
         self.roots = [_absolute(Path(r)) for r in roots]
+        self._root_texts = [str(root) for root in self.roots]  # where include names are looked for last
         self._headers: dict[tuple[Path, tuple[str, ...]], _Header] = {}
         # (folder, include name) -> the file it names: every file of a folder resolves the same names.
         self._resolved: dict[tuple[Path, str], Path | None] = {}
-        self._listed: dict[str, frozenset[str]] = {}  # folder -> its names, for the look-ups of include names
         self._closures: dict[tuple[Path, tuple[str, ...]], _Closure] = {}
         self._by_name: dict[str, list[Path]] | None = None  # header file name -> its paths under the roots
         self._lock = _thread.allocate_lock()  # threading's Lock, without loading threading
@@ -240,7 +242,7 @@ class ProjectIndex:
             for key in [k for k in self._headers if k[0] == resolved]:
                 del self._headers[key]
             self._resolved.clear()  # a header created or removed can change what an include name resolves to
-            self._listed.clear()
+            forget_listings()  # what the folders hold: include names are looked up in their listings
             self._closures.clear()
             self._by_name = None
 
@@ -297,10 +299,10 @@ class ProjectIndex:
                 return found
         found = None
         first = name.replace("\\", "/").split("/", 1)[0]
-        for base in (*_ancestors(str(folder), _ANCESTOR_LEVELS), *self._root_texts()):
+        for base in (*_ancestors(str(folder), _ANCESTOR_LEVELS), *self._root_texts):
             # most places an include name is looked for do not hold its first part: one listing of the folder
             # tells so, instead of a system call per place and name
-            if _LISTED_NAMES_DECIDE and first not in ("", ".", "..") and first not in self._names(base):
+            if _LISTED_NAMES_DECIDE and first not in ("", ".", "..") and first not in listing(base):
                 continue
             candidate = os.path.join(base, name)
             if os.path.isfile(candidate):
@@ -313,19 +315,6 @@ class ProjectIndex:
         if self.recording is not None:
             self.recording.resolutions.add((folder, name, found))
         return found
-
-    def _root_texts(self) -> list[str]:
-        return [str(root) for root in self.roots]
-
-    def _names(self, folder: str) -> frozenset[str]:
-        known = self._listed.get(folder)
-        if known is None:
-            try:
-                known = frozenset(os.listdir(folder))
-            except OSError:
-                known = frozenset()
-            self._listed[folder] = known
-        return known
 
     def include_facts(self, path: Path, name: str) -> IncludeFacts | None:
         """What the project header `name`, written in `path`, brings with everything it includes; None when the
