@@ -38,7 +38,7 @@ from .. import __version__, i18n
 from ..analyzers.common.base import FileContext
 from ..i18n import t
 from ..knowledge.filekinds import file_kind
-from ..knowledge.ruleset import prologue_fact
+from ..knowledge.ruleset import RuleSet, prologue_fact
 from ..model import records
 from ..model.findings import Difficulty, Finding, Severity
 from ..model.records import field, record
@@ -287,12 +287,11 @@ def _siblings(path: Path, listed: dict[str, bytes]) -> bytes:
 
 
 def _file_facts(
-    engine: Engine | tuple[Settings, Callable[[], str]], source_path: SourcePath, listed: dict[str, bytes]
+    settings: Settings, rules: RuleSet | Callable[[], str], source_path: SourcePath, listed: dict[str, bytes]
 ) -> tuple[Any, ...]:
     """What a file's results depend on besides its bytes and the questions of its analysis: its dual-stack plan
-    (the project's PyTorch release, where the helper module goes) and, for Python, its sibling modules. `engine`:
-    the run's, or its settings and what loads its rule data (only a project whose requirements name a PyTorch
-    release needs that)."""
+    (the project's PyTorch release, where the helper module goes) and, for Python, its sibling modules. `rules`:
+    the rule set, or what tells the release torch.accelerator came with (dualplan.has_accelerator)."""
     if source_path.language not in ("python", "notebook"):
         return ()  # the plan of any other file is its path's and the configuration's, both in the record's name
     # a Python file's plan is its folder's (the portability header, whose name ends in .h, is never one)
@@ -300,7 +299,6 @@ def _file_facts(
     key = f"plan\0{folder}\0{source_path.path.suffix}"
     plan = listed.get(key)
     if plan is None:
-        settings, rules = engine if isinstance(engine, tuple) else (engine.settings, engine.ruleset)
         plan = listed[key] = marshal.dumps(records.astuple(dualplan.plan_for(settings, rules, source_path.path)))
     return (plan, _siblings(source_path.path, listed))
 
@@ -403,11 +401,10 @@ class ResultCache:
         kind = file_kind(source_path.language)
         return not (kind is not None and kind.binary)
 
-    @property
-    def _rules(self) -> tuple[Settings, Callable[[], str]]:
-        """What a Python file's dual-stack plan is checked with: the settings, and what tells the release of
-        torch.accelerator (from the rule cache's prologue: no rule set, no engine)."""
-        return self.settings, lambda: prologue_fact("accelerator-since", self.settings.extra_rules)
+    def _accelerator_since(self) -> str:
+        """The release torch.accelerator came with, for checking a Python file's dual-stack plan: from the rule
+        cache's prologue (no rule set, no engine)."""
+        return str(prologue_fact("accelerator-since", self.settings.extra_rules))
 
     def engine(self) -> Engine:
         """An engine to ask a record's questions again (the project's include graph, read once per run)."""
@@ -469,7 +466,7 @@ class ResultCache:
         try:
             # the engine (and the rule data) only for what needs it: a C file whose headers have not changed asks
             # nothing of either
-            if facts != _file_facts(self._rules, source_path, self._listed):
+            if facts != _file_facts(self.settings, self._accelerator_since, source_path, self._listed):
                 return None
             if self._unchanged(provenance):  # the project's answers hold: only the folder's are asked again
                 questions = [(q, a) for q, a in questions if q[0] in _FOLDER_QUESTIONS]
@@ -583,7 +580,7 @@ class ResultCache:
                 _digest(source.data),
                 source.encoding,
                 pending.status,
-                _file_facts(engine, source_path, self._listed),
+                _file_facts(engine.settings, engine.ruleset, source_path, self._listed),
                 sorted(pending.questions.items()),
                 pending.provenance,
                 tuple(plain),
