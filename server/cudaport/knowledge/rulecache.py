@@ -28,7 +28,7 @@ import zlib
 from array import array
 from collections.abc import Callable, Iterator, MutableMapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 from .. import __version__
 from ..resources.cache import FORMAT, MAGIC, cache_dir, debug, stamp_files, write
@@ -128,12 +128,9 @@ def load(rules_dir: Path, extra: tuple[Path, ...], kind: type[Cached], modules: 
     keep = False
     try:
         with open(descriptor, "rb", closefd=False) as handle:
-            if handle.read(len(MAGIC)) != MAGIC:
-                debug("rule cache %s: not a cache file; rebuilding", path)
-                return None
-            stored = handle.readline().rstrip(b"\n")
-            if stored != fingerprint(rules_dir, extra, modules):
-                debug("rule cache %s: the rule data or cudaport changed; rebuilding", path)
+            stale = _stale(handle, rules_dir, extra, modules)
+            if stale is not None:
+                debug("rule cache %s: %s; rebuilding", path, stale)
                 return None
             handle.seek(int.from_bytes(handle.read(8), "little"), os.SEEK_CUR)  # the prologue
             size = int.from_bytes(handle.read(8), "little")
@@ -163,6 +160,15 @@ def load(rules_dir: Path, extra: tuple[Path, ...], kind: type[Cached], modules: 
     return ruleset
 
 
+def _stale(handle: BinaryIO, rules_dir: Path, extra: tuple[Path, ...], modules: tuple[Path, ...]) -> str | None:
+    """Why the cache file open in `handle` is not one for these rule files (read past its fingerprint), or None."""
+    if handle.read(len(MAGIC)) != MAGIC:
+        return "not a cache file"
+    if handle.readline().rstrip(b"\n") != fingerprint(rules_dir, extra, modules):
+        return "the rule data or cudaport changed"
+    return None
+
+
 def load_prologue(rules_dir: Path, extra: tuple[Path, ...], modules: tuple[Path, ...]) -> dict[str, Any] | None:
     """The prologue's facts (RuleSet.prologue) of the cache for these rule files, or None (no cache, stale,
     unreadable: the caller loads the rule set whole, which builds the cache)."""
@@ -172,9 +178,7 @@ def load_prologue(rules_dir: Path, extra: tuple[Path, ...], modules: tuple[Path,
     path = _cache_file(folder, rules_dir, extra)
     try:
         with open(path, "rb") as handle:
-            if handle.read(len(MAGIC)) != MAGIC:
-                return None
-            if handle.readline().rstrip(b"\n") != fingerprint(rules_dir, extra, modules):
+            if _stale(handle, rules_dir, extra, modules) is not None:
                 return None
             size = int.from_bytes(handle.read(8), "little")
             tables = marshal.loads(handle.read(size))
