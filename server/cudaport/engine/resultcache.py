@@ -607,7 +607,12 @@ class ResultCache:
         self.misses += 1
 
     def summary(self) -> str:
-        return t("cache: {hits} hits, {misses} misses", hits=self.hits, misses=self.misses)
+        return summary(self.hits, self.misses)
+
+
+def summary(hits: int, misses: int) -> str:
+    """What a run's lookups did, as `check --verbose` says it (the language server sums its caches')."""
+    return t("cache: {hits} hits, {misses} misses", hits=hits, misses=misses)
 
 
 def _not_written(source_path: SourcePath, exc: Exception) -> None:

@@ -224,7 +224,9 @@ class WorkspaceDiagnostics:
         caches = [cache for _engine, cache in self._caches.values() if cache is not None]
         hits, misses = sum(c.hits for c in caches), sum(c.misses for c in caches)
         if hits + misses:
-            said = t("cache: {hits} hits, {misses} misses", hits=hits, misses=misses)
+            from ..engine.resultcache import summary
+
+            said = summary(hits, misses)
             log.info(logs.said(N_("workspace diagnostics: {detail}"), detail=said))
         for cache in caches:
             cache.hits = cache.misses = 0
