@@ -114,7 +114,11 @@ def _block_holding(root: Any, lo: int, hi: int, profile: IncrementalProfile) -> 
 def _skip_erased(node: Any, at: int) -> Any:
     """`node`, or the first sibling after it that is not a node the edit erased (the old tree, edited, keeps it
     with no width at the edit)."""
+    seen: set[int] = set()
     while node is not None and node.start_byte == node.end_byte == at:
+        if node.id in seen:
+            return _erased_siblings(node, at, 1)
+        seen.add(node.id)
         node = node.next_sibling
     return node
 
@@ -134,9 +138,31 @@ def _ends_at(block: Any, at: int, data: bytes) -> bool:
 
 def _erased_back(node: Any, at: int) -> Any:
     """`node`, or the first sibling before it that is not a node the edit erased."""
+    seen: set[int] = set()
     while node is not None and node.start_byte == node.end_byte == at:
+        if node.id in seen:
+            return _erased_siblings(node, at, -1)
+        seen.add(node.id)
         node = node.prev_sibling
     return node
+
+
+def _erased_siblings(node: Any, at: int, step: int) -> Any:
+    """What _erased_back (step -1) and _skip_erased (+1) look for, through the parent's list of children: among
+    several nodes an edit erased at one offset, tree-sitter's prev_sibling and next_sibling can go round in a
+    circle (a comment and an #include erased together)."""
+    parent = node.parent
+    if parent is None:
+        return None
+    children = parent.children
+    index = next((i for i, child in enumerate(children) if child == node), None)
+    if index is None:
+        return None
+    for i in range(index + step, len(children) if step > 0 else -1, step):
+        child = children[i]
+        if not child.start_byte == child.end_byte == at:
+            return child
+    return None
 
 
 def _last_child(node: Any) -> Any:
