@@ -390,6 +390,54 @@ def test_typing_inside_a_function_is_analysed_alone_and_settles_unchanged() -> N
     assert sorted(map(_identity, session.findings)) == sorted(map(_identity, whole))
 
 
+def test_an_include_edited_is_analysed_alone_and_waits_for_the_whole_file() -> None:
+    """A header's name typed into: its line is analysed alone at once, but what the file includes decides findings
+    far from it (the runtime include nvcc adds, CP1007, at the first kernel), so the findings stay provisional
+    until a whole-file analysis, which settle(allow_full=False) declines and says so; typing elsewhere meanwhile is
+    analysed alone too, without going over the include's line again."""
+    engine = Engine(Settings(target="hip"))
+    session = Session(engine, Path("two.cu"), TWO_FUNCTIONS.encode(), "c")
+    session.analyse()
+    assert "CP1007" not in [f.rule for f in session.findings]
+    _typed(session, b"time.h>", b"x")  # <cuda_runxtime.h>: no runtime header any more
+    assert session.analyse(local_first=True).mode == "local"
+    assert "cuda_runtime.h" not in [f.symbol for f in session.findings]  # the line's own finding went at once
+    assert session.settle(allow_full=False) is False
+    assert session.awaits_whole_file
+    _typed(session, b"  cudaFree(d);", b"  cudaDeviceSynchronize();\n")
+    assert session.analyse(local_first=True).mode == "local"
+    assert session.provisional[0][0] == 0  # the include's line: still provisional, not made dirty again
+    assert session.settle(allow_full=False) is False
+    assert session.settle() is True  # the whole file: CP1007 at the first kernel
+    assert not session.awaits_whole_file
+    assert "CP1007" in [f.rule for f in session.findings]
+    whole, _ = engine.check_data(session.data, "c", session.path)
+    assert sorted(map(_identity, session.findings)) == sorted(map(_identity, whole))
+    at = session.data.index(b"runxtime")
+    session.edit(at + 3, at + 4, b"")
+    session.analyse(local_first=True)
+    session.settle()
+    assert session.data.startswith(b"#include <cuda_runtime.h>\n")
+    assert "CP1007" not in [f.rule for f in session.findings]
+    whole, _ = engine.check_data(session.data, "c", session.path)
+    assert sorted(map(_identity, session.findings)) == sorted(map(_identity, whole))
+
+
+def test_lines_erased_with_their_includes_are_analysed_and_settle_to_a_check() -> None:
+    """Several declarations erased at once (a comment, an include, a function): the old tree, edited, keeps
+    each with no width at the edit, and tree-sitter's prev_sibling can go round among them; the span around the
+    edit is found all the same."""
+    text = b"// one\n#include <cuda_runtime.h>\n// two\n#include <cublas_v2.h>\nint x;\nvoid f() { cudaFree(0); }\n"
+    engine = Engine(Settings(target="hip"))
+    session = Session(engine, Path("erased.cu"), text, "c")
+    session.analyse()
+    session.edit(text.index(b"// two"), len(text), b"")  # to the end of the file
+    session.analyse(local_first=True)
+    session.settle()
+    whole, _ = engine.check_data(session.data, "c", session.path)
+    assert sorted(map(_identity, session.findings)) == sorted(map(_identity, whole))
+
+
 def test_a_comment_opened_inside_a_function_settles_to_what_the_file_makes_of_it() -> None:
     """`/*` typed in the first function: alone, the comment ends with it; in the file it runs on to the `*/` in
     the second function and hides the cudaMalloc before it. settle() finds that out."""

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from cudaport.lsp.background import INLINE_FULL
+
 from .conftest import DATA
 from .raw import RawServer
 
@@ -153,6 +155,36 @@ def test_an_endif_typed_into_endifx_and_back(raw: RawServer, tmp_path: Path) -> 
         edited = expected_text or "\n".join([*lines[:row], "#endifx", *lines[row + 1 :]])
         reference = raw.open(tmp_path / f"reference-{version}.cu", edited)
         assert _shape(got) == _shape(raw.diagnostics(reference, 1, timeout=120))
+
+
+def test_an_include_edited_in_a_large_file_is_sent_at_once_then_settled_whole(raw: RawServer, tmp_path: Path) -> None:
+    """A header's name typed into in a large file: the edited line's diagnostics go out at once (analysed alone),
+    and what the includes decide elsewhere (the runtime include nvcc adds, CP1007, at the first kernel) follows
+    from the whole-file analysis once typing stops, even with the editor's whole-file check turned off."""
+    raw.initialize(tmp_path, options={"debounce": 0, "fullCheckAfterIdle": 0})
+    body = "".join(
+        line for line in (DATA / "reduce.cu").read_text().splitlines(keepends=True) if not line.startswith("#include")
+    )
+    text = "#include <cuda_runtime.h>\n" + body * 40
+    assert len(text.encode()) > INLINE_FULL
+    uri = raw.open(tmp_path / "big.cu", text)
+    assert "CP1007" not in [d["code"] for d in raw.diagnostics(uri, 1, timeout=120)]
+    raw.notify(
+        "textDocument/didChange",
+        {
+            "textDocument": {"uri": uri, "version": 2},
+            "contentChanges": [{"range": _range((0, 18), (0, 18)), "text": "x"}],
+        },
+    )
+    first = raw.diagnostics(uri, 2, timeout=120)
+    assert "CP1007" not in [d["code"] for d in first]
+    on_the_line = [d["message"] for d in first if d["range"]["start"]["line"] == 0]
+    assert not any("cuda_runtime.h" in message for message in on_the_line)  # the line's own finding went at once
+    settled = raw.diagnostics(uri, 2, timeout=120)  # sent again, after the whole-file analysis
+    edited = text.replace("cuda_runtime.h", "cuda_runxtime.h", 1)
+    reference = raw.open(tmp_path / "reference.cu", edited)
+    assert "CP1007" in [d["code"] for d in settled]
+    assert _shape(settled) == _shape(raw.diagnostics(reference, 1, timeout=120))
 
 
 def _layers_text() -> str:

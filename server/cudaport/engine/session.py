@@ -124,6 +124,11 @@ class Session:
         self.provisional: list[tuple[int, int]] = []
         self._provisional_facts = False  # the facts were worked out in a local analysis: settle() checks them
         self._settle_declined = False  # settle(allow_full=False) found only a whole-file analysis would do
+        # A local analysis left findings outside its span that only the whole file can confirm (an include edited)
+        self._settle_whole = False
+        # Every file-wide statement changed since the facts were worked out is one of the profile's
+        # whole_file_statements: the facts would say "the whole file" without being asked
+        self._whole_statements_only = False
 
     # ---- state ----------------------------------------------------------------------------------------------
     @property
@@ -164,6 +169,7 @@ class Session:
         self.declarations = []
         self.dirty = []
         self.provisional = []
+        self._settle_whole = False
         self.needs_full = True
         self.analysed = True
 
@@ -215,6 +221,9 @@ class Session:
                 # a directive, import or suppression: findings anywhere may change (what the analyzer's facts
                 # say changed, or the whole file)
                 if self.facts is not None:
+                    kinds = profile.whole_file_statements
+                    only_whole = _changes_only(kinds, profile, old, data, touched_old, touched_new)
+                    self._whole_statements_only = only_whole and (self._whole_statements_only or not self.facts_changed)
                     self.facts_changed = True
                 else:
                     self.needs_full = True
@@ -261,9 +270,16 @@ class Session:
             return min(lo, start), max(hi + delta if hi > end else new_end, new_end)
 
         dirty = [(start, new_end)]
-        for lo, hi in [*self.dirty, *self.provisional]:
+        for lo, hi in self.dirty:
             dirty.append(moved(lo, hi) or covering(lo, hi))
-        self.provisional = []  # the next analysis goes over them again, with the whole file's tree
+        provisional = []
+        for lo, hi in self.provisional:
+            kept_range = moved(lo, hi) if self._settle_whole else None
+            if kept_range is not None:
+                provisional.append(kept_range)  # settled by the whole-file analysis they wait for, not again here
+            else:
+                dirty.append(moved(lo, hi) or covering(lo, hi))  # gone over again, with the whole file's tree
+        self.provisional = provisional
         self._move_findings(start, end, delta, text, old, dirty, lines.line_count != self.lines.line_count)
         self.dirty = _merged(dirty)  # thousands of edits before an analysis (a client that never waits) stay few
         declarations: list[Declaration] = []
@@ -470,6 +486,13 @@ class Session:
     def settled(self) -> bool:
         return not self.provisional
 
+    @property
+    def awaits_whole_file(self) -> bool:
+        """Whether the provisional findings wait for a whole-file analysis that settle(allow_full=False) declined,
+        because an edit changed what the whole file's findings depend on (an include): a front end that runs such
+        analyses elsewhere starts one now rather than when typing stops."""
+        return bool(self.provisional) and self._settle_whole and self._settle_declined
+
     def settle(self, allow_full: bool = True) -> bool:
         """Confirm a local analysis: re-parse the whole file and analyse the span again with its tree (and, after a
         directive edit, compare the facts with the whole file's). Whether that changed the findings (rarely: the
@@ -489,6 +512,8 @@ class Session:
             self.facts_changed = self.context_stale = True
             self._provisional_facts = False
         before = self.store  # a whole-file analysis makes a new store: then compare the two (a file-level finding)
+        if self._settle_whole:
+            self.needs_full = True
         outcome = self.analyse(allow_full=allow_full)
         if outcome.mode == "deferred":
             # Only a whole-file analysis would confirm them, and that is not for now. Mostly tree-sitter's error
@@ -510,6 +535,7 @@ class Session:
         are kept rather than worked out again on every keystroke; `fresh`: the facts of this text, already taken."""
         self.dirty = []
         self.provisional = []
+        self._settle_whole = False  # the whole file's facts were compared (or worked out): what it waited for
         self.needs_full = False
         self.analysed = True
         if facts_hold and self.facts is not None and len(self._fact_edits) < _FACT_EDITS // 2:
@@ -621,10 +647,13 @@ class Session:
         data = self.data
         lo, hi = self.dirty[0][0], self.dirty[-1][1]
         for _ in range(3):
-            if self.facts_changed:
-                # a directive edited: only an #if block's own lines (its condition, #else, #endif), the block whole
-                block = spans.directive_block(old_tree.root_node, lo, hi, profile)
-                span = (block.start_byte, block.end_byte) if block is not None else None
+            # a directive edited on an #if block's own lines (its condition, #else, #endif): the block whole; an
+            # include's name (profile.whole_file_statements), the declarations around it as for any other edit
+            block = spans.directive_block(old_tree.root_node, lo, hi, profile) if self.facts_changed else None
+            if block is not None:
+                span: tuple[int, int] | None = (block.start_byte, block.end_byte)
+            elif self.facts_changed and not self._whole_statements_only:
+                span = None
             else:
                 span = spans.items_at(old_tree.root_node, lo, hi, profile, data)
             if span is None or span[1] - span[0] > spans.LOCAL_SPAN:
@@ -648,14 +677,23 @@ class Session:
                 if r.end_byte > start and r.start_byte < end
             ]
             facts: FileFacts | None = None
+            whole = False
             if self.facts_changed:
                 # A directive edited: the file's facts from the span's tree and the old one for the rest, and
-                # what they say changed (which must lie in the span too).
-                facts = self._facts(tree, outside=old_tree)
-                change = self.facts.changes(facts, self._moved_since_facts) if self.facts is not None else None
+                # what they say changed (which must lie in the span too). When they say the whole file (an
+                # include's name, which decides file-level findings and every dual-stack fix) or every use of a
+                # name, the span's findings go out provisional all the same, and settle() analyses the file whole.
+                if block is None:  # only whole-file statements changed: the facts would say so
+                    facts, change = None, None
+                else:
+                    facts = self._facts(tree, outside=old_tree)
+                    change = self.facts.changes(facts, self._moved_since_facts) if self.facts is not None else None
                 if change is None or change.symbols:
-                    return None
-                changed += change.ranges
+                    if block is not None:
+                        return None  # the block's own findings moved: the file decides
+                    whole, facts = True, None
+                else:
+                    changed += change.ranges
             windows, dropped = self._windows(
                 profile, tree, old_tree.root_node, [*self.dirty, *changed], clip=(start, end)
             )
@@ -666,8 +704,10 @@ class Session:
             return None
         result = self._reanalyse(profile, tree, old_tree, windows, dropped, local=True)
         if result is not None:
-            self.provisional = [lines]
+            # kept apart, not merged: an edit makes dirty only the spans it touches, each a few declarations
+            self.provisional = sorted({*self.provisional, lines})
             self.dirty = []
+            self._settle_whole = self._settle_whole or whole
             if facts is not None:  # settle() checks them against the whole file's
                 self.facts, self._fact_edits, self.facts_changed = facts, [], False
                 self._provisional_facts = True
@@ -1079,6 +1119,23 @@ def _file_wide_change(
     if not profile.file_wide_statements:
         return _touches(pattern, old, data, touched_old, touched_new)
     return _statements(pattern, old, touched_old) != _statements(pattern, data, touched_new)
+
+
+def _changes_only(
+    kinds: Any,
+    profile: IncrementalProfile,
+    old: bytes,
+    data: bytes,
+    touched_old: tuple[int, int],
+    touched_new: tuple[int, int],
+) -> bool:
+    """Whether every file-wide statement the edit added, removed or changed matches `kinds` (a pattern)."""
+    if kinds is None or not profile.file_wide_statements:
+        return False
+    before = _statements(profile.file_wide, old, touched_old)
+    after = _statements(profile.file_wide, data, touched_new)
+    changed = [text for text in before if text not in after] + [text for text in after if text not in before]
+    return bool(changed) and all(kinds.match(text) for text in changed)
 
 
 def _statements(pattern: Any, data: bytes, touched: tuple[int, int]) -> list[bytes]:

@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 # How long a pull waits for the analysis thread at most (a 20 MB buffer takes seconds; a stuck one must not hold
 # the client's request for ever).
 PULL_WAIT = 60.0
+# ms of quiet before the whole-file check that findings left provisional by an include edit need, when the
+# editor's fullCheckAfterIdle is 0 (never)
+NEEDED_CHECK_AFTER_IDLE = 1000
 
 
 def diagnostics_json(snapshot: Snapshot) -> list[bytes]:
@@ -234,6 +237,11 @@ class Diagnostics:
             return
         began = time.perf_counter()
         self.store.settle(document)
+        if document.session.awaits_whole_file:
+            # An edit changed what findings anywhere depend on (an include): the whole-file check once typing
+            # stops is what settles them, even where the editor's settings turned it off. Not at once: on the
+            # analysis thread, it would share the interpreter with every keystroke while it ran.
+            self._schedule_idle_check(document, needed=True)
         log.debug(
             "settled %s v%d in %.1f ms: %s",
             document.uri,
@@ -246,8 +254,10 @@ class Diagnostics:
         document.settled_differently = False
         self._send_again(document)
 
-    def _schedule_idle_check(self, document: Document) -> None:
+    def _schedule_idle_check(self, document: Document, needed: bool = False) -> None:
         delay = self.store.resolve(document).options.full_check_after_idle
+        if delay <= 0 and needed:
+            delay = NEEDED_CHECK_AFTER_IDLE
         if delay <= 0:
             return
         self._cancel(self._idle_checks, document.uri)

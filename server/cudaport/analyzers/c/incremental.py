@@ -14,6 +14,7 @@ from .includes import IMPLICIT_RUNTIME_RULE
 
 _FILE_SUPPRESSION = rb"cudaport:[ \t]*ignore-file[^\n]*"
 FILE_SUPPRESSION_LINE = re.compile(_FILE_SUPPRESSION)
+_INCLUDE = rb"^[ \t]*#[ \t]*include[ \t]*<[^>\n]*>?"
 
 # What an edit can change, for the engine's analysis session (cudaport.session).
 INCREMENTAL = IncrementalProfile(
@@ -24,9 +25,11 @@ INCREMENTAL = IncrementalProfile(
         rb"|^[ \t]*#[ \t]*define[ \t]+\w+[ \t]+[A-Za-z_][\w:]*[ \t]*(?://[^\n]*)?\r?$"
         rb"|^[ \t]*(?:typedef[ \t]+\w+[ \t]+\w+|using[ \t]+\w+[ \t]*=[ \t]*\w+)[ \t]*;"
         # includes: whether the file has its runtime include decides findings at its first kernel (CP1007)
-        rb"|^[ \t]*#[ \t]*include[ \t]*<[^>\n]*>?"
+        rb"|"
+        + _INCLUDE
         # file-level suppressions (a line's own suppression is analysed with its line)
-        rb"|" + _FILE_SUPPRESSION,
+        + rb"|"
+        + _FILE_SUPPRESSION,
         re.MULTILINE,
     ),
     context_lines=re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"', re.MULTILINE),
@@ -47,6 +50,8 @@ INCREMENTAL = IncrementalProfile(
     ),
     declarations="(function_declarator (identifier) @name) (field_identifier) @field",
     facts=True,  # CFileFacts: an edit to a directive re-analyses the chains it changes
+    # CFileFacts.changes says "the whole file" for any change of the includes or of the file-level suppressions
+    whole_file_statements=re.compile(_INCLUDE + rb"|" + _FILE_SUPPRESSION, re.MULTILINE),
     # no finding depends on the conditional blocks around it (only on its own directive's condition)
     transparent=frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"}),
     file_level=frozenset({"CP1032", IMPLICIT_RUNTIME_RULE}),  # one finding per file, at the first place it applies

@@ -295,6 +295,10 @@ class IncrementalProfile:
     # to such a statement then re-analyses what changed in them (a conditional chain, the findings of a name a
     # #define maps), not the whole file.
     facts: bool = False
+    # The file-wide statements whose every change the facts would answer with "the whole file" (an #include: the
+    # file-level findings and every dual-stack fix read the includes): an edit that changes only such statements
+    # is analysed locally, provisional until a whole-file analysis, without working the facts out first.
+    whole_file_statements: re.Pattern[bytes] | None = None
     # Node types that only group what they hold, for the analyzer (conditional-compilation blocks): when an edit
     # moves where one ends (`#endif` typed into `#endifx` makes an #if take in the rest of the file), the
     # subtrees it takes in or lets go, the same as before, are not changes.
