@@ -490,7 +490,7 @@ class Session:
     def awaits_whole_file(self) -> bool:
         """Whether the provisional findings wait for a whole-file analysis that settle(allow_full=False) declined,
         because an edit changed what the whole file's findings depend on (an include): a front end that runs such
-        analyses elsewhere starts one now rather than when typing stops."""
+        analyses elsewhere must start one (once typing stops), whatever else its settings say."""
         return bool(self.provisional) and self._settle_whole and self._settle_declined
 
     def settle(self, allow_full: bool = True) -> bool:
@@ -612,7 +612,8 @@ class Session:
                 return None  # an #include brought in (or dropped) a header that maps CUDA names
             self.context = context
             self.context_stale = False
-        ranges = [*self.dirty, *changed]
+        # with the spans a local analysis left provisional, waiting for a whole-file one (_settle_whole): this is it
+        ranges = [*self.dirty, *self.provisional, *changed]
         facts: FileFacts | None = None
         if self.facts_changed:
             # A file-wide statement changed: what its facts say changed is analysed again (a conditional chain
