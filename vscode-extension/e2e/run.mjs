@@ -319,8 +319,17 @@ async function chineseScenario() {
       await page.locator(".quick-input-widget .quick-input-title", { hasText: "Install from VSIX" }).waitFor({ timeout: 10000 });
       const input = page.locator(".quick-input-widget input");
       await waitFor(async () => (await input.inputValue()).startsWith("/"), "the dialog's folder", 10000);
-      await input.fill(pack);
-      await waitFor(async () => (await input.inputValue()) === pack, "the VSIX's path in the dialog", 10000);
+      // The dialog sets its value again when its folder's listing arrives, which can come after the fill: fill
+      // until the path stays.
+      await waitFor(
+        async () => {
+          if ((await input.inputValue()) !== pack) await input.fill(pack);
+          await new Promise((r) => setTimeout(r, 500));
+          return (await input.inputValue()) === pack;
+        },
+        "the VSIX's path in the dialog",
+        20000,
+      );
       await page.locator(".quick-input-widget .monaco-button", { hasText: /^Install$/ }).first().click();
       await waitFor(() => existsSync(packs) && readFileSync(packs, "utf8").includes('"zh-cn"'), "languagepacks.json", 20000);
       return true;
