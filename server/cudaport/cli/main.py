@@ -80,17 +80,21 @@ def _main(argv: Sequence[str]) -> int:
         return EXIT_ERROR
     try:
         if args.command == "check":
+            from ..project.walking import listed_once
             from .check import check
 
-            return check(args)
+            with listed_once():
+                return check(args)
         if args.command == "fix":
             from .fix import fix
 
             return fix(args)
         if args.command == "report":
+            from ..project.walking import listed_once
             from .report_command import report
 
-            return report(args)
+            with listed_once():
+                return report(args)
         if args.command == "rule":
             from .rule import rule
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
+import re
 from pathlib import Path
 
 from ..model.records import record
@@ -40,6 +41,8 @@ class FileKinds:
         self._suffixes = {s: k.language for k in reversed(kinds) for s in k.suffixes}
         self._names = {n: k.language for k in reversed(kinds) for n in k.names}
         self._globs = [(g, k.language) for k in kinds for g in k.globs]
+        # one expression for all the globs: most names match none of them, and one match tells so
+        self._any_glob = _any_of([fnmatch.translate(g if "/" not in g else "*/" + g) for g, _ in self._globs])
         self._ids = {i: k.language for k in reversed(kinds) for i in k.language_ids}
         self._magics = [(k.magic, k.language) for k in kinds if k.magic]
 
@@ -53,6 +56,11 @@ class FileKinds:
             found = self._suffixes.get(name[dot:])
             if found is not None:
                 return found
+        if not self._globs:
+            return None
+        whole = str(path).replace(os.sep, "/").lower()
+        if self._any_glob is not None and self._any_glob.match(name) is None and self._any_glob.match(whole) is None:
+            return None
         for pattern, language in self._globs:
             if "/" in pattern:
                 if fnmatch.fnmatchcase(str(path).replace(os.sep, "/").lower(), "*/" + pattern):
@@ -83,6 +91,17 @@ class FileKinds:
         patterns += [f"**/{n}" for k in self.kinds if not k.binary for n in k.names]
         patterns += [f"**/{g}" for k in self.kinds if not k.binary for g in k.globs]
         return patterns
+
+
+def _any_of(expressions: list[str]) -> re.Pattern[str] | None:
+    """The expressions as one alternative; None when there are none or they cannot be joined (then each is
+    tried)."""
+    if not expressions:
+        return None
+    try:
+        return re.compile("|".join(expressions))
+    except re.error:  # fnmatch's group names clashed (another Python's)
+        return None
 
 
 @functools.lru_cache(maxsize=1)

@@ -73,7 +73,9 @@ def why_excluded(path: Path, settings: Settings, root: Path | None = None) -> st
     return Selection(settings, root).path_excluded(path)
 
 
-def excluded_by(path: Path, settings: Settings, root: Path | None = None, absolute: str | None = None) -> str | None:
+def excluded_by(
+    path: Path | str, settings: Settings, root: Path | None = None, absolute: str | None = None
+) -> str | None:
     """The exclude pattern `path` matches, if any (`absolute`: its absolute path, when known). A default exclude
     never hides a Python package (`pkg/dist/` with an `__init__.py` is source, not a build output)."""
     patterns = settings.all_excludes
@@ -81,7 +83,7 @@ def excluded_by(path: Path, settings: Settings, root: Path | None = None, absolu
         return None
     relative = _relative(absolute or path, root or settings.root)
     for pattern in _matching(_exclude_patterns(patterns), os.path.basename(path), relative):
-        if _is_default(pattern, settings) and (Path(path) / "__init__.py").is_file():
+        if _is_default(pattern, settings) and (Path(absolute or path) / "__init__.py").is_file():
             continue
         return pattern
     return None
@@ -179,10 +181,10 @@ class Selection:
                     return t("{what} (it has {marker})", what=t(what), marker=marker)
         return self._ignored(folder, True)
 
-    def file_excluded(self, path: Path, folder: str | None = None) -> str | None:
+    def file_excluded(self, path: Path | str, folder: str | None = None) -> str | None:
         """Why a file met in a walk is left out, or None; `folder`: the absolute path of the folder it is in, when
-        the walk knows it (it spares a look at the working folder per file)."""
-        absolute = os.path.join(folder, path.name) if folder is not None else os.path.abspath(path)
+        the walk knows it (it spares a look at the working folder per file; `path` may then be its name)."""
+        absolute = os.path.join(folder, os.path.basename(path)) if folder is not None else os.path.abspath(path)
         if excluded_by(path, self.settings, absolute=absolute) is not None:
             return t("excluded by a pattern")
         return self._ignored(absolute, False)
@@ -293,10 +295,11 @@ def discover(paths: Iterable[str], settings: Settings) -> Iterator[SourcePath | 
             real_folder = os.path.join(real_top, relative) if relative else real_top
             absolute_folder = os.path.abspath(folder_text)
             for name, link in files:
-                file_path = folder / name
-                language = language_for(name) or file_kinds().sniff(file_path)
-                if language is None or selection.file_excluded(file_path, absolute_folder) is not None:
+                # no Path for the many files that are no kind cudaport reads, or that are left out
+                language = language_for(name) or (file_kinds().sniff(folder / name) if "." not in name else None)
+                if language is None or selection.file_excluded(name, absolute_folder) is not None:
                     continue
+                file_path = folder / name
                 key = os.path.realpath(file_path) if link else os.path.join(real_folder, name)
                 if key in seen:
                     continue

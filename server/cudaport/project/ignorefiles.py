@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from ..model.records import record
+from .walking import listed_names
 
 _GIT_FILES = (".gitignore",)
 _ALWAYS = (".ignore",)
@@ -190,7 +191,10 @@ class IgnoreRules:
             inherited = ()
         own: list[RuleFile] = []
         names = (*(_GIT_FILES if checkout is not None else ()), *_ALWAYS)
+        present = listed_names(str(folder))  # a walk's listing tells which of them exist: no open() per folder
         for name in names:
+            if present is not None and name not in present:
+                continue
             found = read_rules(folder, folder / name, self._label(folder, name, checkout))
             if found is not None:
                 own.append(found)
