@@ -347,6 +347,7 @@ class Lookup:
     file's turn in the output, never the file or its decoded results."""
 
     hit: bytes | None = None
+    seal: bytes = b""  # the payload's digest, as its record holds it (checked against the payload)
 
 
 @record
@@ -426,16 +427,16 @@ class ResultCache:
     def lookup(self, source_path: SourcePath, targets: Sequence[str], source: SourceFile | None = None) -> Lookup:
         """The record's payload if it still holds for every one of `targets`. The file is read (unless the caller
         has read it: `source`) only when its status (size, times, inode) is not the one its record holds."""
-        payload = None
-        if self.cacheable(source_path):
-            payload = self._valid(source_path, targets, source)
-        if payload is None:
+        found = self._valid(source_path, targets, source) if self.cacheable(source_path) else None
+        if found is None:
             self.misses += 1
-        else:
-            self.hits += 1
-        return Lookup(payload)
+            return Lookup()
+        self.hits += 1
+        return Lookup(*found)
 
-    def _valid(self, source_path: SourcePath, targets: Sequence[str], source: SourceFile | None) -> bytes | None:
+    def _valid(
+        self, source_path: SourcePath, targets: Sequence[str], source: SourceFile | None
+    ) -> tuple[bytes, bytes] | None:
         try:
             status = None if source is not None else file_status(source_path.path)
             with open(self._record_file(source_path), "rb") as handle:
@@ -490,7 +491,7 @@ class ResultCache:
             return None
         if refresh:  # the same bytes under a new status (a copy, a checkout): the next run need not read them
             self._write(source_path, (digest, encoding, status, *head[3:-1]), payload)
-        return payload
+        return payload, sealed
 
     @staticmethod
     def decode(source_path: SourcePath, lookup: Lookup, targets: Sequence[str]) -> Cached:

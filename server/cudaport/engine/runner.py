@@ -346,6 +346,8 @@ class Scan:
         self.errors = [(s.label, s.reason) for s in run.skipped if s.error]
         self.excluded = [(e.label, e.reason) for e in run.excluded]
         self._jobs = [(f, self.targets, excerpts, line_text, None) for f in run.files]
+        self._files = run.files
+        self._lookups: list[Lookup] | None = None  # the results cache's, when answered() looked them up
         self._settings = settings
         self._roots = include_roots(paths, settings)
         self._workers = worker_count(jobs, len(run.files))
@@ -359,6 +361,41 @@ class Scan:
     def totals(self) -> dict[str, RunTotals]:
         """An empty RunTotals per target, holding what discovery found, to `add` the stream to."""
         return {t: RunTotals(t, self.skipped, self.errors, self.excluded) for t in self.targets}
+
+    def answered(self) -> bytes | None:
+        """With the results cache: every file looked up now (the stream then uses these lookups), and the run's
+        seal when each has a record that holds (runanswers.run_seal); None otherwise, and without the cache."""
+        if self._cache is None or self._started:
+            return None
+        if self._lookups is None:
+            self._lookups = [self._cache.lookup(f, self.targets) for f in self._files]
+        return self._seal(self._lookups)
+
+    def seal_after(self) -> bytes | None:
+        """Once streamed: the run's seal from the records it read and wrote (those it wrote looked up, uncounted),
+        or None when a file has none (it could not be read, or failed, or is a binary kind)."""
+        cache = self._cache
+        if cache is None or not self._started:
+            return None
+        counted = cache.hits, cache.misses
+        before: list[Lookup | None] = [None] * len(self._files) if self._lookups is None else list(self._lookups)
+        try:
+            lookups = []
+            for source_path, known in zip(self._files, before, strict=True):
+                # a hit of this run's start still holds (its record is the one it read); the others were written now
+                found = known if known is not None and known.hit else cache.lookup(source_path, self.targets)
+                if found.hit is None:
+                    return None
+                lookups.append(found)
+            return self._seal(lookups)
+        finally:
+            cache.hits, cache.misses = counted
+
+    def _seal(self, lookups: list[Lookup]) -> bytes | None:
+        from .runanswers import run_seal
+
+        labels = [(f.label, os.path.abspath(f.path)) for f in self._files]
+        return run_seal(labels, lookups, (self.skipped, self.errors, self.excluded))
 
     def __iter__(self) -> Iterator[FileFindings]:
         if self._started:
@@ -410,9 +447,10 @@ class Scan:
             workers = worker_count(self._requested, len(jobs))
             return run_jobs(_scan_one, jobs, self._settings, self._roots, workers, None, SCAN_WIRE)
 
+        looked_up = iter(self._lookups) if self._lookups is not None else None
         for results in resultcache.interleave(
             files,
-            lambda source_path: cache.lookup(source_path, targets),
+            lambda source_path: next(looked_up) if looked_up is not None else cache.lookup(source_path, targets),
             answer,
             lambda source_path: (source_path, targets, excerpts, line_text, cache),
             run,
