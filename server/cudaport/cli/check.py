@@ -108,7 +108,7 @@ def check(args: argparse.Namespace) -> int:
             color = args.output_file is None and use_color(args.color, out)
             question = answer_question(args, targets, color) if cache is not None else None
             seal = scan.answered() if question is not None else None
-            kept = kept_answer(cache, question, seal) if cache is not None and question and seal else None
+            kept = kept_answer(cache, question, seal) if cache is not None and question is not None and seal else None
             if kept is not None:
                 # every file's record holds and the run is the one the kept output answered: write it again
                 out.write(kept.text)
@@ -118,7 +118,7 @@ def check(args: argparse.Namespace) -> int:
             else:
                 sink = _Keeping(out) if question is not None else None
                 _write_run(args, settings, targets, scan, totals, out, sink, color, progress)
-                if cache is not None and question is not None and sink is not None and sink.whole:
+                if sink is not None and sink.whole and cache is not None and question is not None:
                     seal = scan.seal_after()
                     if seal is not None:
                         levels = {t: {int(d): n for d, n in totals[t].by_difficulty.items()} for t in targets}

@@ -191,6 +191,24 @@ def _digest(*parts: bytes | str) -> bytes:
     return h.digest()
 
 
+def framed(magic: bytes, head: Any, body: bytes) -> bytes:
+    """A cache file's bytes: its magic line, its head in marshal's form (its length first) and its body, so that
+    the head can be judged before the body is used (unframe)."""
+    written = marshal.dumps(head)
+    return b"".join([magic, len(written).to_bytes(8, "little"), written, body])
+
+
+def unframe(path: str, magic: bytes) -> tuple[Any, bytes] | None:
+    """The head and body of a file `framed` wrote; None when it starts with another magic line (another format).
+    Raises what reading and marshal raise (a missing or damaged file)."""
+    with open(path, "rb") as handle:
+        if handle.readline() != magic:
+            return None
+        raw = handle.read()
+    size = int.from_bytes(raw[:8], "little")
+    return marshal.loads(raw[8 : 8 + size]), raw[8 + size :]
+
+
 # ---- what the analysis asked ----------------------------------------------------------------------------------
 class RecordingContext(FileContext):
     """A FileContext that keeps every question the analyzers put about the project around the file, with its
@@ -439,18 +457,13 @@ class ResultCache:
     ) -> tuple[bytes, bytes] | None:
         try:
             status = None if source is not None else file_status(source_path.path)
-            with open(self._record_file(source_path), "rb") as handle:
-                if handle.readline() != MAGIC:
-                    return None
-                raw = handle.read()
             # the head is read to judge the record; the results stay bytes until the file's turn comes (decode)
-            size = int.from_bytes(raw[:8], "little")
-            head = marshal.loads(raw[8 : 8 + size])
+            read = unframe(self._record_file(source_path), MAGIC)
+            if read is None:
+                return None
+            head, payload = read
             digest, encoding, recorded_status, facts, questions, provenance, recorded_targets, sealed = head
-            payload = raw[8 + size :]
-        except FileNotFoundError:
-            return None
-        except Exception:  # truncated, corrupt, another version's: analyse the file, and rewrite the record
+        except Exception:  # missing, truncated, corrupt, another version's: analyse the file, and rewrite the record
             return None
         if any(target not in recorded_targets for target in targets) or _digest(payload) != sealed:
             return None  # another set of targets, or results truncated or damaged since they were written
@@ -597,8 +610,7 @@ class ResultCache:
         try:
             path = self.record_path(source_path)
             path.parent.mkdir(exist_ok=True)
-            written = marshal.dumps((*head, _digest(results)))  # the results' digest seals them
-            write_whole(path, b"".join([MAGIC, len(written).to_bytes(8, "little"), written, results]))
+            write_whole(path, framed(MAGIC, (*head, _digest(results)), results))  # the results' digest seals them
         except Exception as exc:  # a full disk, a folder removed meanwhile: the next run analyses it again
             _not_written(source_path, exc)
 

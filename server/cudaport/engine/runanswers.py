@@ -13,7 +13,6 @@ the front end's; this module never reads it."""
 
 from __future__ import annotations
 
-import marshal
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Any
 
 from ..model.records import record
 from ..resources.cache import write_whole
-from .resultcache import Lookup, ResultCache, _digest
+from .resultcache import Lookup, ResultCache, _digest, framed, unframe
 
 RUN_FORMAT = 1
 RUN_MAGIC = b"cudaport run %d\n" % RUN_FORMAT
@@ -55,15 +54,12 @@ def kept_answer(cache: ResultCache, question: str, seal: bytes) -> RunAnswer | N
     """The answer kept for `question` if it was given for the same seal; None otherwise (none kept, another seal,
     or a file that is damaged or from another version: the run goes the ordinary way)."""
     try:
-        with open(_answer_file(cache, question), "rb") as handle:
-            if handle.readline() != RUN_MAGIC:
-                return None
-            raw = handle.read()
-        size = int.from_bytes(raw[:8], "little")
-        kept_seal, levels, length = marshal.loads(raw[8 : 8 + size])
+        read = unframe(_answer_file(cache, question), RUN_MAGIC)
+        if read is None:
+            return None
+        (kept_seal, levels, length), body = read
         if kept_seal != seal:
             return None
-        body = raw[8 + size :]
         if len(body) != length:
             return None  # truncated since it was written (files are written whole and renamed: a damaged disk)
         return RunAnswer(dict(levels), body.decode("utf-8"))
@@ -77,10 +73,10 @@ def keep_answer(
     """Keep a run's answer (never raises: a run that cannot keep it is only slower next time)."""
     try:
         body = text.encode("utf-8")
-        head = marshal.dumps((seal, {t: dict(counts) for t, counts in levels.items()}, len(body)))
+        head = (seal, {t: dict(counts) for t, counts in levels.items()}, len(body))
         path = _answer_file(cache, question)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_whole(Path(path), b"".join([RUN_MAGIC, len(head).to_bytes(8, "little"), head, body]))
+        write_whole(Path(path), framed(RUN_MAGIC, head, body))
     except Exception as exc:  # text that is not UTF-8 (a path's surrogates), a full disk: not kept
         from ..resources.cache import debug
 

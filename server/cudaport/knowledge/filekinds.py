@@ -63,7 +63,7 @@ class FileKinds:
             return None
         for pattern, language in self._globs:
             if "/" in pattern:
-                if fnmatch.fnmatchcase(str(path).replace(os.sep, "/").lower(), "*/" + pattern):
+                if fnmatch.fnmatchcase(whole, "*/" + pattern):
                     return language
             elif fnmatch.fnmatchcase(name, pattern):
                 return language

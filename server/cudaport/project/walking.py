@@ -35,13 +35,14 @@ def walk(top: str) -> Iterator[tuple[str, str, list[Entry], list[Entry]]]:
     stack = [(top, "")]
     while stack:
         folder, relative = stack.pop()
-        known = _listed.get(os.path.abspath(folder)) if _listed is not None else None
+        key = os.path.abspath(folder) if _listed is not None else ""
+        known = _listed.get(key) if _listed is not None else None
         if known is None:
             known = _list(folder)
             if known is None:
                 continue
             if _listed is not None:
-                _listed[os.path.abspath(folder)] = known
+                _listed[key] = known
         folders, files = list(known[0]), list(known[1])  # the caller prunes its copy
         yield folder, relative, folders, files
         for name, link in reversed(folders):
